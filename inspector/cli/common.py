@@ -1,0 +1,92 @@
+"""Helpers shared by the subcommands: inputs, JSON Lines output, errors."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..core.adapters import PROVIDERS
+from ..core.trace import Trace
+from ..session import ProviderUnknown, load_trace
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_USAGE = 2
+
+# Files a directory argument expands to; golden files are not streams.
+STREAM_SUFFIXES = (".sse", ".jsonl", ".txt")
+NOT_STREAMS = (".events.jsonl", ".report.json")
+
+
+def add_provider_option(parser: Any) -> None:
+    """``--provider NAME`` with the four known names."""
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        help="the stream's protocol (default: from the capture header, else detected)",
+    )
+
+
+def is_stream_file(path: Path) -> bool:
+    """Whether a file inside a directory argument is a stream to read."""
+    name = path.name
+    return name.endswith(STREAM_SUFFIXES) and not name.endswith(NOT_STREAMS)
+
+
+def expand_paths(paths: Iterable[str]) -> list[Path]:
+    """Files as given, and the stream files below each directory, sorted."""
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_stream_file(p)))
+        else:
+            out.append(path)
+    return out
+
+
+def error(message: str) -> None:
+    """Print a message for the user on stderr, prefixed with the tool's name."""
+    print(f"inspector: {message}", file=sys.stderr)
+
+
+def open_trace(path: str | Path, provider: str | None) -> Trace | None:
+    """Load and normalize a file, or explain on stderr why not (None)."""
+    if not Path(path).exists():
+        error(f"{path}: no such file")
+        return None
+    try:
+        trace = load_trace(path, provider)
+    except ProviderUnknown as exc:
+        error(str(exc))
+        return None
+    for problem in trace.problems:
+        error(problem)
+    return trace
+
+
+def write_jsonl(records: Iterable[Any]) -> None:
+    """Write records as JSON Lines to stdout, in one buffered pass."""
+    out = sys.stdout.buffer
+    dumps = orjson.dumps
+    for record in records:
+        out.write(dumps(record))
+        out.write(b"\n")
+    out.flush()
+
+
+@contextlib.contextmanager
+def die_quietly_on_broken_pipe() -> Iterator[None]:
+    """``inspector events x | head`` must not end in a traceback."""
+    try:
+        yield
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)

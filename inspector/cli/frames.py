@@ -1,0 +1,65 @@
+"""``inspector frames PATH``: the decoded SSE frames as JSON Lines."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from typing import Any
+
+from ..capture import load_recording
+from ..core.sse import FrameDecoder
+from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, error, write_jsonl
+
+
+def register(sub: Any) -> None:
+    """Add the ``frames`` subcommand."""
+    parser = sub.add_parser(
+        "frames",
+        help="print the decoded SSE frames as JSON Lines",
+        description=(
+            "Decode a capture or raw SSE file and print one JSON object per frame: "
+            '{"event", "data", "id", "retry"} (null when absent), or {"comment": ...}.'
+        ),
+    )
+    parser.add_argument("path", help="a capture (.jsonl) or raw SSE file")
+    parser.set_defaults(func=run)
+
+
+def frame_records(chunks: list[tuple[float, bytes]], decoder: FrameDecoder) -> Iterator[Any]:
+    """The JSON records for every frame of ``chunks``."""
+    for time, data in chunks:
+        for frame in decoder.feed(data, time):
+            if frame.comment is not None:
+                yield {"comment": frame.comment}
+            else:
+                yield {
+                    "event": frame.event,
+                    "data": frame.data,
+                    "id": frame.id or None,
+                    "retry": frame.retry,
+                }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the frames; report damage and undispatched bytes on stderr."""
+    rec = load_recording(args.path)
+    if rec.kind == "raw" and rec.problems:
+        for problem in rec.problems:
+            error(problem)
+        return EXIT_USAGE
+    decoder = FrameDecoder()
+    write_jsonl(frame_records(rec.chunks, decoder))
+    status = EXIT_OK
+    for problem in rec.problems:
+        error(problem)
+        status = EXIT_PROBLEM
+    if decoder.error is not None:
+        error(f"{args.path}: {decoder.error}")
+        status = EXIT_PROBLEM
+    tail = decoder.close()
+    if tail.unterminated:
+        error(
+            f"{args.path}: {tail.pending_bytes} bytes at the end had no blank line after "
+            "them and were not dispatched"
+        )
+    return status

@@ -1,0 +1,100 @@
+"""What an adapter tells the stream machine.
+
+Adapters do not build contract events themselves: they translate provider
+frames into these small, immutable *actions*. The machine checks each one
+against the current state, assigns ``stream_id`` and ``seq``, and either turns
+it into a contract event or rejects it (recording which invariant it would
+have broken). Keeping the vocabulary this small is what lets every adapter
+stay a table-driven mapping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Action",
+    "CloseBlock",
+    "Delta",
+    "Fail",
+    "Finish",
+    "Heartbeat",
+    "Ignore",
+    "OpenBlock",
+    "Start",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The provider's stream began; ``model`` as the provider reports it."""
+
+    model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenBlock:
+    """Open block ``index`` (its place in the final content array)."""
+
+    index: int
+    kind: str
+    provider_type: str
+    name: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """A fragment for open block ``index``; ``kind`` is the delta kind."""
+
+    index: int
+    kind: str
+    text: str
+    citation: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class CloseBlock:
+    """The provider says block ``index`` is complete."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The provider proved a normal end (an entry of the final-signal table)."""
+
+    finish_reason: str
+    provider_finish_reason: Any
+    usage: dict[str, Any] | None = None
+    model: str | None = None
+    response_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fail:
+    """The provider reported an error, or the adapter met a protocol error."""
+
+    category: str
+    provider_code: Any
+    message: str
+    status: str = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """A keep-alive (provider ping or SSE comment); never changes state."""
+
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ignore:
+    """A frame the adapter does not model: counted, kept, never an error."""
+
+    reason: str
+    code: str = "unknown_event"
+
+
+Action = Start | OpenBlock | Delta | CloseBlock | Finish | Fail | Heartbeat | Ignore

@@ -1,0 +1,101 @@
+"""What every provider adapter is, and the small helpers they share.
+
+An adapter is a pure mapping from decoded SSE frames to actions
+(:mod:`inspector.core.actions`). It keeps only protocol bookkeeping (which
+provider index is which block, which final signal was seen); the stream's
+state belongs to the machine. Each adapter module opens with its table of
+final signals — what proves ``completed``, what means ``failed``, what is an
+interruption — and ``docs/providers.md`` repeats it for users.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import orjson
+
+from ..actions import Action, Fail
+from ..errors import category_for
+from ..sse import Frame
+
+__all__ = ["Adapter", "error_from_body", "fail_from_error_object", "frame_json", "int_or_none"]
+
+
+class Adapter(ABC):
+    """Turns one provider's frames into actions. One instance per stream."""
+
+    provider: ClassVar[str]
+
+    @abstractmethod
+    def feed(self, frame: Frame) -> list[Action]:
+        """Actions for one data frame (comments never reach an adapter)."""
+
+    def eof_note(self) -> str | None:
+        """Something worth saying when the bytes end without a final signal."""
+        return None
+
+    def http_error(self, status: int, body: bytes) -> Fail:
+        """The stream's end when the HTTP response was an error status."""
+        return error_from_body(status, body)
+
+
+def frame_json(frame: Frame) -> tuple[Any, Fail | None]:
+    """Parse a frame's data as JSON; a failure is a protocol error."""
+    try:
+        return orjson.loads(frame.data), None
+    except orjson.JSONDecodeError as exc:
+        preview = frame.data[:80]
+        return None, Fail(
+            "protocol_error",
+            None,
+            f"frame {frame.index} ({frame.event}): data is not valid JSON ({exc}): {preview!r}",
+        )
+
+
+def int_or_none(value: Any) -> int | None:
+    """An integer token count, or None (bools and strings are not counts)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def fail_from_error_object(error: Mapping[str, Any], status: int | None = None) -> Fail:
+    """A :class:`Fail` from a provider error object (OpenAI, Anthropic, Google shapes).
+
+    OpenAI: ``{type, code, message}``; Anthropic: ``{type, message}``; Google:
+    ``{code: 429, status: "RESOURCE_EXHAUSTED", message}``.
+    """
+    code: Any = error.get("code")
+    kind = error.get("type")
+    google_status = error.get("status")
+    if isinstance(google_status, str):
+        provider_code: Any = google_status
+        http = code if isinstance(code, int) else status
+    else:
+        provider_code = code if code not in (None, "") else kind
+        http = status if status is not None else int_or_none(error.get("status_code"))
+    category = category_for(provider_code, http)
+    if category == "unknown" and isinstance(kind, str):
+        category = category_for(kind, http)
+    message = error.get("message")
+    if not isinstance(message, str) or not message:
+        message = f"provider error {provider_code!r}"
+    return Fail(category, provider_code, message)
+
+
+def error_from_body(status: int, body: bytes) -> Fail:
+    """Classify an HTTP error response from its status and JSON body."""
+    try:
+        parsed = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, list) and parsed and isinstance(parsed[0], Mapping):
+        parsed = parsed[0]  # Gemini wraps errors in a one-element array at times
+    if isinstance(parsed, Mapping) and isinstance(parsed.get("error"), Mapping):
+        fail = fail_from_error_object(parsed["error"], status)
+        if fail.provider_code is None:
+            fail = Fail(fail.category, status, fail.message)
+        return Fail(fail.category, fail.provider_code, f"HTTP {status}: {fail.message}")
+    text = body[:200].decode("utf-8", "replace").strip()
+    message = f"HTTP {status}" + (f": {text}" if text else "")
+    return Fail(category_for(None, status), status, message)

@@ -1,0 +1,123 @@
+"""The sans-IO pipeline: chunks in, a filled :class:`Trace` out.
+
+``Normalizer`` wires one decoder, one adapter and one machine to one trace.
+Live mode, file loading, the replay server's tests and the exporters all
+feed it the same way: :meth:`Normalizer.feed` for every chunk as it arrives,
+then :meth:`Normalizer.finish` with how the transport ended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .actions import Heartbeat
+from .adapters import Adapter, adapter_for
+from .machine import StreamMachine
+from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, FrameDecoder
+from .trace import Chunk, Ignored, Trace, TransportEnd
+
+__all__ = ["Normalizer", "normalize", "stream_id_for"]
+
+
+def stream_id_for(*parts: bytes) -> str:
+    """A deterministic ``st_…`` id derived from a capture's content."""
+    digest = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        digest.update(part)
+    return "st_" + digest.hexdigest()
+
+
+class Normalizer:
+    """Feeds chunks through decoder → adapter → machine into a trace."""
+
+    def __init__(
+        self,
+        provider: str | Adapter,
+        stream_id: str,
+        *,
+        source: str | None = None,
+        header: Mapping[str, Any] | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+        max_frame: int = DEFAULT_MAX_FRAME,
+    ) -> None:
+        self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
+        self.trace = Trace(
+            stream_id=stream_id,
+            provider=self.adapter.provider,
+            source=source,
+            header=dict(header) if header is not None else None,
+        )
+        self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
+        self.machine = StreamMachine(self.trace, self.adapter.provider)
+        self.finished = False
+
+    def feed(self, data: bytes, time: float = 0.0) -> None:
+        """Record one chunk and process every frame it completes."""
+        trace = self.trace
+        trace.chunks.append(Chunk(len(trace.chunks), self.decoder.bytes_fed, time, data))
+        frames = self.decoder.feed(data, time)
+        machine = self.machine
+        adapter = self.adapter
+        starts = trace.frame_event_start
+        events = trace.events
+        for frame in frames:
+            trace.frames.append(frame)
+            starts.append(len(events))
+            if machine.terminal:
+                trace.ignored.append(
+                    Ignored(frame.index, "arrived after the terminal event", "after_terminal")
+                )
+            elif frame.comment is not None:
+                machine.apply(Heartbeat("comment"), frame.index)
+            else:
+                for action in adapter.feed(frame):
+                    machine.apply(action, frame.index)
+        if self.decoder.error is not None and trace.decoder_error is None:
+            trace.decoder_error = str(self.decoder.error)
+            self.machine.fail("protocol_error", trace.decoder_error)
+
+    def finish(self, end: TransportEnd | None = None) -> Trace:
+        """The transport ended: close the decoder and settle the terminal state."""
+        if self.finished:
+            return self.trace
+        self.finished = True
+        end = end or TransportEnd("eof")
+        self.trace.transport_end = end
+        tail = self.decoder.close()
+        self.trace.tail = tail
+        notes: list[str] = []
+        if tail.unterminated:
+            what = f"event {tail.event!r}" if tail.event else "a comment line"
+            notes.append(
+                f"{tail.pending_bytes} bytes at the end ({what} from byte {tail.start}) had no "
+                "blank line after them, so they were never dispatched"
+            )
+        adapter_note = self.adapter.eof_note()
+        if adapter_note:
+            notes.append(adapter_note)
+        self.machine.interrupt(end, "; ".join(notes) or None)
+        return self.trace
+
+    def fail_http(self, status: int, body: bytes) -> Trace:
+        """The response was an HTTP error before any stream: end ``failed``."""
+        fail = self.adapter.http_error(status, body)
+        self.machine.fail(fail.category, fail.message, fail.provider_code)
+        self.finished = True
+        return self.trace
+
+
+def normalize(
+    chunks: Iterable[tuple[float, bytes]] | bytes,
+    provider: str | Adapter,
+    stream_id: str | None = None,
+    end: TransportEnd | None = None,
+) -> Trace:
+    """Normalize a whole stream at once (``bytes`` or ``(time, bytes)`` pairs)."""
+    pieces = [(0.0, chunks)] if isinstance(chunks, bytes) else list(chunks)
+    sid = stream_id or stream_id_for(*(data for _, data in pieces))
+    normalizer = Normalizer(provider, sid)
+    for time, data in pieces:
+        normalizer.feed(data, time)
+    return normalizer.finish(end)

@@ -1,0 +1,348 @@
+"""Incremental, sans-IO decoder for ``text/event-stream`` bytes.
+
+Theory of operation
+-------------------
+Bytes go in through :meth:`FrameDecoder.feed` in whatever pieces the transport
+delivered; :class:`Frame` objects come out as soon as a blank line completes
+an event. The rules are exactly those of the WHATWG HTML standard, section
+"Interpreting an event stream":
+
+* lines end in CRLF, LF or a lone CR, and a CR that ends one chunk may be
+  followed by the LF that starts the next: that pair is one line end;
+* one leading U+FEFF (BOM) is dropped, only at the start of the stream;
+* ``field:value`` with one optional space after the colon; a line without a
+  colon is a field with an empty value; a line starting with a colon is a
+  comment;
+* several ``data`` lines are joined with ``\\n``; an event whose data buffer
+  is empty is not dispatched; ``event`` defaults to ``message``;
+* ``id`` sets the last-event-ID buffer at once (it persists across events) and
+  is ignored when it contains NUL; ``retry`` is taken only when all ASCII
+  digits;
+* an event left without its blank line at the end of the bytes is not
+  dispatched (see :meth:`FrameDecoder.close`, which says what was left).
+
+Unlike a browser, the decoder also reports comments (as frames with
+``comment`` set), because a debugger must show heartbeats, and it remembers
+where each frame came from: its byte span in the stream, the chunks it was
+assembled from and the time its last byte arrived.
+
+Work is done per line on whole chunks with ``bytes.split``; a line that spans
+many chunks is accumulated without re-scanning, so feeding one byte at a time
+stays linear. Lines and frames are bounded: past the limit the decoder stops
+with :class:`FrameTooLarge` in :attr:`FrameDecoder.error`, having returned
+every frame completed before it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_MAX_FRAME",
+    "DEFAULT_MAX_LINE",
+    "DecoderError",
+    "Frame",
+    "FrameDecoder",
+    "FrameTooLarge",
+    "Tail",
+]
+
+DEFAULT_MAX_LINE = 16 * 1024 * 1024
+DEFAULT_MAX_FRAME = 16 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+_LINE_END = re.compile(rb"(\r\n|\r|\n)")
+
+
+@dataclass(slots=True)
+class Frame:
+    """One decoded SSE event, or one comment line.
+
+    ``event``/``data``/``id``/``retry`` follow WHATWG (``id`` is the
+    last-event-ID buffer at dispatch time, ``retry`` the value of a valid
+    ``retry`` field inside this event, else None). For a comment frame
+    ``comment`` holds its text (one leading space removed) and ``data`` is
+    empty. ``start``/``end`` are byte offsets in the whole stream (BOM
+    included); ``first_chunk``/``last_chunk`` index the chunks fed to the
+    decoder; ``time`` is the arrival time of the chunk that completed it.
+    """
+
+    index: int
+    event: str
+    data: str
+    id: str
+    retry: int | None
+    comment: str | None
+    start: int
+    end: int
+    first_chunk: int
+    last_chunk: int
+    time: float
+
+    @property
+    def is_comment(self) -> bool:
+        """True for an SSE comment line (``: ...``), which carries no event."""
+        return self.comment is not None
+
+    @property
+    def size(self) -> int:
+        """Bytes this frame occupies on the wire, terminators included."""
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """What was left undispatched when the bytes ended.
+
+    ``pending_bytes`` counts bytes after the last complete event; ``event``
+    names the event that would have been dispatched had its blank line
+    arrived (None when no field line was pending); ``has_data`` says whether
+    that event had any ``data`` line.
+    """
+
+    pending_bytes: int
+    start: int
+    event: str | None
+    has_data: bool
+
+    @property
+    def unterminated(self) -> bool:
+        """True when bytes of an unfinished event were dropped at the end."""
+        return self.pending_bytes > 0
+
+
+class DecoderError(Exception):
+    """The byte stream cannot be decoded any further."""
+
+
+class FrameTooLarge(DecoderError):
+    """A line or an event grew past the configured bound."""
+
+    def __init__(self, what: str, size: int, limit: int, offset: int) -> None:
+        super().__init__(
+            f"SSE {what} starting at byte {offset} is larger than the limit of "
+            f"{limit} bytes (at least {size} bytes received); decoding stopped there"
+        )
+        self.what = what
+        self.size = size
+        self.limit = limit
+        self.offset = offset
+
+
+class FrameDecoder:
+    """Turns a byte stream into :class:`Frame` objects, one chunk at a time."""
+
+    def __init__(
+        self, max_line: int = DEFAULT_MAX_LINE, max_frame: int = DEFAULT_MAX_FRAME
+    ) -> None:
+        self.max_line = max_line
+        self.max_frame = max_frame
+        self.error: DecoderError | None = None
+        self.last_event_id = ""
+        self.retry: int | None = None
+        self._frames = 0
+        self._chunks = 0
+        # Bytes after the last line end, where they start and in which chunk.
+        self._buf = bytearray()
+        self._buf_start = 0
+        self._buf_chunk = 0
+        self._pos = 0  # stream offset of the next byte to be fed
+        self._bom_state = 0  # 0: undecided, 1: done
+        self._skip_lf = False
+        self._last_frame: Frame | None = None
+        # The event being assembled.
+        self._data: list[bytes] = []
+        self._data_size = 0
+        self._event: bytes | None = None
+        self._retry: int | None = None
+        self._block_start = -1
+        self._block_chunk = 0
+
+    @property
+    def bytes_fed(self) -> int:
+        """Total bytes given to :meth:`feed` so far."""
+        return self._pos
+
+    def feed(self, chunk: bytes, time: float = 0.0) -> list[Frame]:
+        """Decode one more piece of the stream; return the frames it completed."""
+        ci = self._chunks
+        self._chunks += 1
+        if self.error is not None or not chunk:
+            self._pos += len(chunk)
+            return []
+        start = self._pos
+        self._pos += len(chunk)
+        if self._bom_state == 0:
+            chunk, start = self._strip_bom(chunk, start)
+            if not chunk:
+                return []
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                # The LF of a CRLF split across chunks: part of the previous line end.
+                last = self._last_frame
+                if last is not None and last.end == start:
+                    last.end += 1
+                chunk = chunk[1:]
+                start += 1
+                if not chunk:
+                    return []
+        if b"\n" not in chunk and b"\r" not in chunk:
+            if not self._buf:
+                self._buf_start = start
+                self._buf_chunk = ci
+            self._buf += chunk
+            if len(self._buf) > self.max_line:
+                self.error = FrameTooLarge("line", len(self._buf), self.max_line, self._buf_start)
+            return []
+        if self._buf:
+            segment = bytes(self._buf) + chunk
+            seg_start = self._buf_start
+            first_chunk = self._buf_chunk
+            self._buf.clear()
+        else:
+            segment = chunk
+            seg_start = start
+            first_chunk = ci
+        return self._lines(segment, seg_start, first_chunk, ci, time)
+
+    def close(self) -> Tail:
+        """End of the bytes: report what was left without its blank line."""
+        if self._block_start >= 0:
+            start = self._block_start
+            name = self._event.decode("utf-8", "replace") if self._event else "message"
+            event: str | None = name
+        elif self._buf and not self._buf.startswith(b":"):
+            start = self._buf_start
+            event = "message"
+        elif self._buf:
+            start, event = self._buf_start, None
+        else:
+            return Tail(pending_bytes=0, start=self._pos, event=None, has_data=False)
+        return Tail(
+            pending_bytes=self._pos - start,
+            start=start,
+            event=event,
+            has_data=bool(self._data) or self._buf.startswith(b"data"),
+        )
+
+    # -- internals -------------------------------------------------------
+
+    def _strip_bom(self, chunk: bytes, start: int) -> tuple[bytes, int]:
+        held = bytes(self._buf) + chunk
+        if len(held) < 3 and _BOM.startswith(held):
+            # Could still be a BOM split across chunks: hold the bytes back.
+            if not self._buf:
+                self._buf_start = start
+            self._buf += chunk
+            return b"", start
+        self._bom_state = 1
+        base = self._buf_start if self._buf else start
+        self._buf.clear()
+        if held.startswith(_BOM):
+            return held[3:], base + 3
+        return held, base
+
+    def _lines(
+        self, segment: bytes, seg_start: int, first_chunk: int, ci: int, time: float
+    ) -> list[Frame]:
+        out: list[Frame] = []
+        if b"\r" in segment:
+            pieces = _LINE_END.split(segment)
+            lines = pieces[0::2]
+            seps = pieces[1::2]
+            self._skip_lf = segment.endswith(b"\r")
+        else:
+            lines = segment.split(b"\n")
+            seps = None
+        rest = lines.pop()
+        pos = seg_start
+        line_chunk = first_chunk
+        for i, line in enumerate(lines):
+            line_start = pos
+            pos += len(line) + (1 if seps is None else len(seps[i]))
+            if not line:
+                if self._data:
+                    out.append(self._dispatch(pos, ci, time))
+                self._reset_block()
+            elif line[0] == 0x3A:  # ':'
+                text = line[2:] if line[1:2] == b" " else line[1:]
+                out.append(
+                    Frame(
+                        self._frames, "", "", self.last_event_id, None,
+                        text.decode("utf-8", "replace"),
+                        line_start, pos, line_chunk, ci, time,
+                    )
+                )  # fmt: skip
+                self._frames += 1
+            else:
+                if self._block_start < 0:
+                    self._block_start = line_start
+                    self._block_chunk = line_chunk
+                if not self._field(line, line_start):
+                    return out
+            line_chunk = ci
+            if len(line) > self.max_line:
+                self.error = FrameTooLarge("line", len(line), self.max_line, line_start)
+                return out
+        if rest:
+            self._buf += rest
+            self._buf_start = pos
+            self._buf_chunk = line_chunk
+            if len(rest) > self.max_line:
+                self.error = FrameTooLarge("line", len(rest), self.max_line, pos)
+        if out:
+            self._last_frame = out[-1]
+        return out
+
+    def _field(self, line: bytes, line_start: int) -> bool:
+        colon = line.find(b":")
+        if colon < 0:
+            name, value = line, b""
+        else:
+            name = line[:colon]
+            value = line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]
+        if name == b"data":
+            self._data.append(value)
+            self._data_size += len(value) + 1
+            if self._data_size > self.max_frame:
+                self.error = FrameTooLarge(
+                    "event", self._data_size, self.max_frame, self._block_start
+                )
+                return False
+        elif name == b"event":
+            self._event = value
+        elif name == b"id":
+            if b"\0" not in value:
+                self.last_event_id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit():
+            self._retry = self.retry = int(value)
+        return True
+
+    def _dispatch(self, end: int, ci: int, time: float) -> Frame:
+        data = self._data
+        raw = data[0] if len(data) == 1 else b"\n".join(data)
+        event = self._event
+        frame = Frame(
+            self._frames,
+            event.decode("utf-8", "replace") if event else "message",
+            raw.decode("utf-8", "replace"),
+            self.last_event_id,
+            self._retry,
+            None,
+            self._block_start,
+            end,
+            self._block_chunk,
+            ci,
+            time,
+        )
+        self._frames += 1
+        return frame
+
+    def _reset_block(self) -> None:
+        self._data = []
+        self._data_size = 0
+        self._event = None
+        self._retry = None
+        self._block_start = -1

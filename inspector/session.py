@@ -1,0 +1,70 @@
+"""Loading a recorded stream into a trace: the file-side edge of the pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .capture import Recording, load_recording
+from .core.adapters import PROVIDERS, detect_provider
+from .core.normalizer import Normalizer, stream_id_for
+from .core.sse import FrameDecoder
+from .core.trace import Chunk, Trace, TransportEnd
+
+__all__ = ["ProviderUnknown", "guess_provider", "load_trace", "trace_recording"]
+
+_SNIFF_BYTES = 256 * 1024
+
+
+class ProviderUnknown(ValueError):
+    """Neither the capture header nor the frames say which provider this is."""
+
+
+def guess_provider(rec: Recording) -> str | None:
+    """The provider from the header, else from the first frames."""
+    named = rec.provider
+    if named in PROVIDERS:
+        return named
+    decoder = FrameDecoder(max_line=_SNIFF_BYTES * 4, max_frame=_SNIFF_BYTES * 4)
+    frames = []
+    fed = 0
+    for time, data in rec.chunks:
+        frames.extend(decoder.feed(data[: _SNIFF_BYTES - fed], time))
+        fed += len(data)
+        if fed >= _SNIFF_BYTES or len(frames) >= 50:
+            break
+    return detect_provider(frames, rec.header)
+
+
+def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
+    """Normalize a recording into a trace (raises :class:`ProviderUnknown`)."""
+    provider = provider or guess_provider(rec)
+    if provider is None:
+        raise ProviderUnknown(
+            f"{rec.path}: cannot tell which provider this stream is from; "
+            f"pass --provider ({', '.join(PROVIDERS)})"
+        )
+    stream_id = stream_id_for(*(data for _, data in rec.chunks))
+    normalizer = Normalizer(provider, stream_id, source=rec.path, header=rec.header)
+    trace = normalizer.trace
+    trace.problems.extend(rec.problems)
+    status = rec.status
+    if status is not None and status >= 400:
+        # An error response has no stream: keep its bytes, classify the body.
+        for i, (time, data) in enumerate(rec.chunks):
+            offset = trace.bytes_received
+            trace.chunks.append(Chunk(i, offset, time, data))
+        normalizer.fail_http(status, rec.body)
+        trace.transport_end = rec.end
+        return trace
+    for time, data in rec.chunks:
+        normalizer.feed(data, time)
+    end = rec.end
+    if end is None:
+        why = rec.problems[0] if rec.problems else "the capture has no end record"
+        end = TransportEnd("eof", None, why)
+    return normalizer.finish(end)
+
+
+def load_trace(path: str | Path, provider: str | None = None) -> Trace:
+    """Read a capture or raw SSE file and normalize it."""
+    return trace_recording(load_recording(path), provider)
