@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
 
@@ -16,9 +17,17 @@ from .common import EXIT_USAGE, die_quietly_on_broken_pipe
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-# Each name is a module of this package with ``register(subparsers)``; the
-# parser it adds sets ``func(args) -> int``.
-COMMANDS: tuple[str, ...] = ("frames", "events", "check")
+# Every module of this package with ``register(subparsers)`` is a subcommand
+# (the parser it adds sets ``func(args) -> int``); this order is the help's.
+_ORDER = ("open", "frames", "events", "check", "live", "record", "serve", "export")
+
+
+def _command_modules() -> tuple[str, ...]:
+    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name != "common"]
+    return tuple(sorted(names, key=lambda n: (_ORDER.index(n) if n in _ORDER else 99, n)))
+
+
+COMMANDS: tuple[str, ...] = _command_modules()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import importlib
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import orjson
 
 from ..sse import Frame
 from .base import Adapter
-from .openai_chat import OpenAIChatAdapter
 
 __all__ = ["ADAPTERS", "PROVIDERS", "Adapter", "UnknownProvider", "adapter_for", "detect_provider"]
 
-ADAPTERS: Final[dict[str, Callable[[], Adapter]]] = {
-    "openai-chat": OpenAIChatAdapter,
+# provider name -> "module:Class", imported on first use.
+ADAPTERS: Final[dict[str, str]] = {
+    "openai-chat": "openai_chat:OpenAIChatAdapter",
+    "openai-responses": "openai_responses:OpenAIResponsesAdapter",
+    "anthropic": "anthropic:AnthropicAdapter",
+    "gemini": "gemini:GeminiAdapter",
 }
 
-PROVIDERS: Final = ("openai-chat", "openai-responses", "anthropic", "gemini")
+PROVIDERS: Final = tuple(ADAPTERS)
 
 
 class UnknownProvider(ValueError):
@@ -27,10 +31,13 @@ class UnknownProvider(ValueError):
 def adapter_for(provider: str) -> Adapter:
     """A fresh adapter for ``provider``."""
     try:
-        return ADAPTERS[provider]()
+        module_name, class_name = ADAPTERS[provider].split(":")
     except KeyError:
         known = ", ".join(ADAPTERS)
         raise UnknownProvider(f"unknown provider {provider!r}; expected one of: {known}") from None
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    adapter: Adapter = getattr(module, class_name)()
+    return adapter
 
 
 def _sniff_one(frame: Frame) -> str | None:
