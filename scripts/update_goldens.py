@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
         old = target.read_bytes() if target.exists() else None
         if old != body:
             target.write_bytes(body)
-            print(f"{'updated' if old else 'created'} {target.relative_to(ROOT)}")
+            print(f"{'updated' if old else 'created'} {target}")
     return 0
 
 
