@@ -1,0 +1,476 @@
+"""Anthropic Messages streaming (``POST /v1/messages``, ``stream: true``) → contract actions.
+
+Final signals
+-------------
+===========================================  ==========================================
+signal                                       outcome
+===========================================  ==========================================
+``message_stop`` after a ``message_delta``   ``completed``; ``finish_reason`` from the
+that carried a ``stop_reason``               last ``stop_reason`` (:data:`STOP_REASONS`)
+``message_stop`` while a block is open       ``failed`` / ``protocol_error`` with
+(e.g. ``max_tokens`` cut a tool call)        ``provider_code`` = the stop reason (the
+                                             machine refuses the ``Finish``)
+``message_stop`` with no ``stop_reason``     ``failed`` / ``protocol_error``
+``error`` event                              ``failed``; category from ``error.type``
+                                             (:data:`inspector.core.errors.PROVIDER_CODE_CATEGORY`:
+                                             ``overloaded_error`` → ``upstream_overloaded``,
+                                             retryable; ``api_error`` → ``server_error``, …)
+a second ``message_start``                   ``failed`` / ``protocol_error``
+bytes end before ``message_stop``            ``interrupted`` (also after a
+                                             ``message_delta``: the end was not proved)
+===========================================  ==========================================
+
+``message_delta`` only *announces* the stop reason; ``message_stop`` is the
+proof, so ``stream.done`` is emitted there and nowhere else. The first
+terminal signal wins (the machine records later frames as ignored).
+
+Blocks (:data:`BLOCK_TYPES`): ``text`` → ``text``; ``tool_use`` → ``tool_call``
+(the client runs it); ``thinking`` → ``reasoning`` (``thinking_delta`` is its
+text, ``signature_delta`` its ``signature``); ``redacted_thinking`` →
+``reasoning`` whose encrypted ``data`` is one ``signature`` delta; tools the
+provider runs itself and their results (``server_tool_use``,
+``web_search_tool_result``, ``mcp_tool_use``, ``compaction``, …) → ``opaque``,
+carrying the ``content_block`` JSON of ``content_block_start`` and then every
+delta as ``json_text``. A block type not in the table is ``opaque`` too, with
+a warning. The provider's ``index`` is the contract's block index.
+
+Unknown event types and delta types are skipped with a warning; a ``ping``
+is a heartbeat wherever it arrives. Empty fragments (the ``""`` that often
+opens a ``tool_use`` block's ``input_json_delta`` run) produce no event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import orjson
+
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
+from ..sse import Frame
+from .base import Adapter, fail_from_error_object, frame_json, int_or_none
+
+__all__ = [
+    "BLOCK_TYPES",
+    "DELTA_TYPES",
+    "STOP_REASONS",
+    "AnthropicAdapter",
+    "normalize_usage",
+]
+
+STOP_REASONS: Final[dict[str, str]] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    # The model's context window, not max_tokens, ran out: still a length cut.
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "refusal",
+    # A long server-tool turn paused; the client sends it back to continue.
+    "pause_turn": "other",
+}
+"""Anthropic ``stop_reason`` → contract ``finish_reason``; anything else is ``other``."""
+
+# content_block type -> how the adapter treats it ("mode"). The mode decides
+# the contract kind (_MODE_KIND), which deltas belong (DELTA_TYPES) and what
+# the start frame already carries (_START_CONTENT).
+BLOCK_TYPES: Final[dict[str, str]] = {
+    "text": "text",
+    "tool_use": "tool_use",
+    "thinking": "thinking",
+    "redacted_thinking": "redacted_thinking",
+    # Run by Anthropic (or an MCP server it calls), never by the client.
+    "server_tool_use": "opaque",
+    "web_search_tool_result": "opaque",
+    "web_fetch_tool_result": "opaque",
+    "code_execution_tool_result": "opaque",
+    "bash_code_execution_tool_result": "opaque",
+    "text_editor_code_execution_tool_result": "opaque",
+    "tool_search_tool_result": "opaque",
+    "mcp_tool_use": "opaque",
+    "mcp_tool_result": "opaque",
+    "container_upload": "opaque",
+    "compaction": "opaque",
+}
+
+_MODE_KIND: Final[dict[str, str]] = {
+    "text": "text",
+    "tool_use": "tool_call",
+    "thinking": "reasoning",
+    "redacted_thinking": "reasoning",
+    "opaque": "opaque",
+}
+
+# delta type -> (contract delta kind, field holding the fragment, modes it may arrive in).
+# In an opaque block every delta is carried as json_text instead (see _opaque_delta).
+DELTA_TYPES: Final[dict[str, tuple[str, str, frozenset[str]]]] = {
+    "text_delta": ("text", "text", frozenset({"text"})),
+    "citations_delta": ("citation", "citation", frozenset({"text"})),
+    "input_json_delta": ("json_text", "partial_json", frozenset({"tool_use"})),
+    "thinking_delta": ("text", "thinking", frozenset({"thinking"})),
+    "signature_delta": ("signature", "signature", frozenset({"thinking", "redacted_thinking"})),
+}
+
+# Keys of a usage object that hold token counts, as Anthropic names them.
+_FRESH = "input_tokens"
+_CACHE_WRITE = "cache_creation_input_tokens"
+_CACHE_READ = "cache_read_input_tokens"
+
+
+def _text_start(index: int, block: Mapping[str, Any]) -> list[Action]:
+    out: list[Action] = []
+    text = block.get("text")
+    if isinstance(text, str) and text:
+        out.append(Delta(index, "text", text))
+    citations = block.get("citations")
+    if isinstance(citations, list):
+        out.extend(Delta(index, "citation", "", citation=c) for c in citations)
+    return out
+
+
+def _tool_use_start(index: int, block: Mapping[str, Any]) -> list[Action]:
+    # The start frame carries ``input: {}`` as a placeholder; the arguments come
+    # as input_json_delta. A non-empty object here is real content: keep it.
+    value = block.get("input")
+    if isinstance(value, Mapping) and value:
+        return [Delta(index, "json_text", orjson.dumps(value).decode())]
+    return []
+
+
+def _thinking_start(index: int, block: Mapping[str, Any]) -> list[Action]:
+    out: list[Action] = []
+    thinking = block.get("thinking")
+    if isinstance(thinking, str) and thinking:
+        out.append(Delta(index, "text", thinking))
+    signature = block.get("signature")
+    if isinstance(signature, str) and signature:
+        out.append(Delta(index, "signature", signature))
+    return out
+
+
+def _redacted_thinking_start(index: int, block: Mapping[str, Any]) -> list[Action]:
+    # Encrypted reasoning: nothing to read, but it must be sent back verbatim,
+    # which is exactly what a signature is for.
+    data = block.get("data")
+    return [Delta(index, "signature", data)] if isinstance(data, str) and data else []
+
+
+def _opaque_start(index: int, block: Mapping[str, Any]) -> list[Action]:
+    return [Delta(index, "json_text", orjson.dumps(block).decode())]
+
+
+_START_CONTENT: Final[dict[str, Callable[[int, Mapping[str, Any]], list[Action]]]] = {
+    "text": _text_start,
+    "tool_use": _tool_use_start,
+    "thinking": _thinking_start,
+    "redacted_thinking": _redacted_thinking_start,
+    "opaque": _opaque_start,
+}
+
+
+class AnthropicAdapter(Adapter):
+    """Anthropic Messages stream events to actions; see the module's final-signal table."""
+
+    provider = "anthropic"
+
+    def __init__(self) -> None:
+        self.started = False
+        self.message_started = False
+        self.stopped = False
+        self.modes: dict[int, str] = {}  # block index -> mode (see BLOCK_TYPES)
+        self.stop_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.model: str | None = None
+        self.response_id: str | None = None
+
+    def feed(self, frame: Frame) -> list[Action]:
+        """Map one frame: one table lookup on the event's ``type``."""
+        data, problem = frame_json(frame)
+        out: list[Action] = []
+        if problem is not None:
+            out.append(problem)
+            return out
+        if not isinstance(data, dict):
+            out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
+            return out
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            kind = frame.event  # the SSE event name says the same thing
+        if not self.started and kind != "message_start":
+            self.started = True
+            out.append(Start(None))
+        handler = _EVENTS.get(kind)
+        if handler is None:
+            out.append(Ignore(f"frame {frame.index}: unknown event type {kind!r} skipped"))
+        else:
+            handler(self, data, frame, out)
+        return out
+
+    def eof_note(self) -> str | None:
+        """Say when the stop reason was announced but ``message_stop`` never came."""
+        if self.stop_reason is not None and not self.stopped:
+            return (
+                f"message_delta announced stop_reason {self.stop_reason!r}, but "
+                "message_stop never arrived, so the end was not proved"
+            )
+        return None
+
+    # -- one method per event type (see _EVENTS) -------------------------------
+
+    def _message_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        if self.message_started:
+            out.append(
+                Fail(
+                    "protocol_error",
+                    None,
+                    f"frame {frame.index}: a second message_start; one stream carries one message",
+                )
+            )
+            return
+        self.message_started = True
+        message = data.get("message")
+        if not isinstance(message, Mapping):
+            message = {}
+        model = message.get("model")
+        self.model = model if isinstance(model, str) else None
+        message_id = message.get("id")
+        self.response_id = message_id if isinstance(message_id, str) else None
+        usage = message.get("usage")
+        if isinstance(usage, Mapping):
+            self.usage = _merge_usage(None, usage)
+        if not self.started:
+            self.started = True
+            out.append(Start(self.model))
+
+    def _block_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = _index(data, frame, out)
+        if index is None:
+            return
+        block = data.get("content_block")
+        if not isinstance(block, Mapping):
+            out.append(_malformed(frame, "content_block_start has no content_block object"))
+            return
+        block_type = block.get("type")
+        mode = BLOCK_TYPES.get(block_type) if isinstance(block_type, str) else None
+        provider_type = block_type if isinstance(block_type, str) else "unknown"
+        known = mode is not None
+        if mode is None:
+            mode = "opaque"
+        self.modes[index] = mode
+        kind = _MODE_KIND[mode]
+        if kind == "tool_call":
+            name = block.get("name")
+            call_id = block.get("id")
+            out.append(
+                OpenBlock(
+                    index,
+                    kind,
+                    provider_type,
+                    name=name if isinstance(name, str) else None,
+                    call_id=call_id if isinstance(call_id, str) and call_id else None,
+                )
+            )
+        else:
+            out.append(OpenBlock(index, kind, provider_type))
+        out.extend(_START_CONTENT[mode](index, block))
+        if not known:
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: content block type {provider_type!r} is not modelled; "
+                    f"b_{index} is kept as an opaque block",
+                    "unknown_block",
+                )
+            )
+
+    def _block_delta(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = _index(data, frame, out)
+        if index is None:
+            return
+        delta = data.get("delta")
+        if not isinstance(delta, Mapping):
+            out.append(_malformed(frame, "content_block_delta has no delta object"))
+            return
+        delta_type = delta.get("type")
+        mode = self.modes.get(index)
+        if mode == "opaque":
+            _opaque_delta(index, delta, delta_type, out)
+            return
+        rule = DELTA_TYPES.get(delta_type) if isinstance(delta_type, str) else None
+        if rule is None:
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: unknown delta type {delta_type!r} for b_{index} skipped",
+                    "unknown_delta",
+                )
+            )
+            return
+        kind, field, modes = rule
+        # A delta for an index never opened still goes to the machine, which
+        # refuses it by name (rule 2) rather than the adapter guessing.
+        if mode is not None and mode not in modes:
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: a {delta_type} cannot extend b_{index}, a {mode} "
+                    "block; skipped",
+                    "unexpected_delta",
+                )
+            )
+            return
+        value = delta.get(field)
+        if kind == "citation":
+            out.append(Delta(index, "citation", "", citation=value))
+        elif isinstance(value, str):
+            if value:
+                out.append(Delta(index, kind, value))
+        else:
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: {delta_type} for b_{index} has no string {field!r}",
+                    "malformed_delta",
+                )
+            )
+
+    def _block_stop(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = _index(data, frame, out)
+        if index is not None:
+            out.append(CloseBlock(index))
+
+    def _message_delta(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        delta = data.get("delta")
+        if isinstance(delta, Mapping):
+            reason = delta.get("stop_reason")
+            if isinstance(reason, str) and reason:
+                self.stop_reason = reason
+        usage = data.get("usage")
+        if isinstance(usage, Mapping):
+            self.usage = _merge_usage(self.usage, usage)
+
+    def _message_stop(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        self.stopped = True
+        if self.stop_reason is None:
+            out.append(
+                Fail(
+                    "protocol_error",
+                    None,
+                    f"frame {frame.index}: message_stop arrived but no message_delta carried a "
+                    "stop_reason",
+                )
+            )
+            return
+        usage = normalize_usage(self.usage) if self.usage is not None else None
+        out.append(
+            Finish(
+                STOP_REASONS.get(self.stop_reason, "other"),
+                self.stop_reason,
+                usage,
+                self.model,
+                self.response_id,
+            )
+        )
+
+    def _ping(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        out.append(Heartbeat("ping"))
+
+    def _error(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        error = data.get("error")
+        if isinstance(error, Mapping):
+            out.append(fail_from_error_object(error))
+        else:
+            out.append(
+                Fail(
+                    "unknown", None, f"frame {frame.index}: an error event without an error object"
+                )
+            )
+
+
+_Handler = Callable[[AnthropicAdapter, dict[str, Any], Frame, list[Action]], None]
+
+# The dispatch table: event type -> handler. Anything else is skipped with a warning.
+_EVENTS: Final[dict[str, _Handler]] = {
+    "message_start": AnthropicAdapter._message_start,
+    "content_block_start": AnthropicAdapter._block_start,
+    "content_block_delta": AnthropicAdapter._block_delta,
+    "content_block_stop": AnthropicAdapter._block_stop,
+    "message_delta": AnthropicAdapter._message_delta,
+    "message_stop": AnthropicAdapter._message_stop,
+    "ping": AnthropicAdapter._ping,
+    "error": AnthropicAdapter._error,
+}
+
+
+def _index(data: Mapping[str, Any], frame: Frame, out: list[Action]) -> int | None:
+    index = int_or_none(data.get("index"))
+    if index is None or index < 0:
+        out.append(_malformed(frame, f"{data.get('type')} has no valid 'index'"))
+        return None
+    return index
+
+
+def _malformed(frame: Frame, what: str) -> Fail:
+    return Fail("protocol_error", None, f"frame {frame.index}: {what}")
+
+
+def _opaque_delta(index: int, delta: Mapping[str, Any], delta_type: Any, out: list[Action]) -> None:
+    # input_json_delta continues the server tool's input; any other delta
+    # (compaction_delta, …) is carried whole, so nothing is dropped.
+    if delta_type == "input_json_delta":
+        fragment = delta.get("partial_json")
+        if isinstance(fragment, str):
+            if fragment:
+                out.append(Delta(index, "json_text", fragment))
+            return
+    out.append(Delta(index, "json_text", orjson.dumps(delta).decode()))
+
+
+def _merge_usage(base: dict[str, Any] | None, update: Mapping[str, Any]) -> dict[str, Any]:
+    """Overlay a usage object: ``message_delta`` counts are cumulative, nulls mean "unchanged"."""
+    merged = dict(base) if base is not None else {}
+    for key, value in update.items():
+        if value is not None:
+            merged[key] = value
+    return merged
+
+
+def _sum(parts: list[Mapping[str, Any]], *keys: str) -> int | None:
+    total: int | None = None
+    for part in parts:
+        for key in keys:
+            value = int_or_none(part.get(key))
+            if value is not None:
+                total = value if total is None else total + value
+    return total
+
+
+def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """Anthropic usage → the contract's usage (the merged object kept under ``raw``).
+
+    Anthropic's ``input_tokens`` counts only uncached input; the contract's
+    counts all of it, so cache writes and cache reads are added in, and cache
+    reads are also ``cached_input_tokens``. When compaction ran, the top-level
+    counts cover only the final sampling step: the billed totals are the sum
+    over ``iterations``.
+    """
+    iterations = usage.get("iterations")
+    parts: list[Mapping[str, Any]] = [usage]
+    if isinstance(iterations, list):
+        steps = [step for step in iterations if isinstance(step, Mapping)]
+        if steps:
+            parts = steps
+    out: dict[str, Any] = {
+        "input_tokens": (
+            _sum(parts, _FRESH, _CACHE_WRITE, _CACHE_READ)
+            if _sum(parts, _FRESH) is not None
+            else None
+        ),
+        "output_tokens": _sum(parts, "output_tokens"),
+    }
+    details = usage.get("output_tokens_details")
+    if isinstance(details, Mapping):
+        thinking = int_or_none(details.get("thinking_tokens"))
+        if thinking is not None:
+            out["reasoning_tokens"] = thinking
+    cached = _sum(parts, _CACHE_READ)
+    if cached is not None:
+        out["cached_input_tokens"] = cached
+    out["raw"] = dict(usage)
+    return out
