@@ -1,0 +1,677 @@
+"""Gemini ``streamGenerateContent?alt=sse`` (Google AI and Vertex AI) → contract actions.
+
+Every data frame is one ``GenerateContentResponse``. Gemini has no end marker
+and no block events: a part of one kind continues the block of that kind, and
+the frame that carries ``finishReason`` is the only proof that the response
+is complete. Only candidate 0 is modelled (a warning names the others once).
+
+Final signals
+-------------
+====================================================  ======================================
+signal                                                outcome
+====================================================  ======================================
+``finishReason`` in :data:`DONE_FINISH_REASONS`        ``completed`` at that frame, which
+(STOP, MAX_TOKENS, SAFETY after output, …)            first closes the open text/reasoning
+                                                      block
+a content-filter ``finishReason`` (SAFETY,            ``failed`` / ``content_filter``:
+RECITATION, …) with nothing produced but reasoning    no answer was produced
+``finishReason`` in :data:`FAILED_FINISH_REASONS`      ``failed`` with that category
+(MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, …)
+any ``finishReason`` while a streamed                 ``failed`` / ``protocol_error`` (the
+``functionCall`` is unfinished (``willContinue``      machine refuses ``Finish`` with the
+and no closing ``functionCall {}`` yet)               call open; provider_code = reason)
+``promptFeedback.blockReason``                        ``failed`` / ``content_filter``
+``{"error": {code, status, message}}`` frame          ``failed``; category from the Google
+                                                      ``status``, which is the provider_code
+bytes end before any ``finishReason``                 ``interrupted``
+====================================================  ======================================
+
+A usage-only frame after the ``finishReason`` frame would arrive after the
+terminal event and is kept in the trace as ignored; in every recorded stream
+the final usage rides on the ``finishReason`` frame itself.
+
+Blocks (in part order): ``text`` → ``text`` (continued across frames until a
+part of another kind); ``text`` with ``thought: true`` → ``reasoning``;
+``functionCall`` → ``tool_call`` (``call_id`` = ``functionCall.id`` or null);
+parts the provider runs or returns itself (:data:`OPAQUE_PARTS`) → ``opaque``
+with the part's JSON as one ``json_text`` delta. ``thoughtSignature`` is a
+``signature`` delta on its part's block; an empty text part that carries only
+a signature adds it to the open block of that kind, or opens one for it, so
+the signature keeps the place the provider gave it. Vertex streamed
+arguments (``partialArgs``) are turned into JSON text by :class:`ArgsWriter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any, Final
+
+import orjson
+
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..sse import Frame
+from .base import Adapter, fail_from_error_object, frame_json, int_or_none
+
+__all__ = [
+    "DONE_FINISH_REASONS",
+    "FAILED_FINISH_REASONS",
+    "OPAQUE_PARTS",
+    "ArgsWriter",
+    "GeminiAdapter",
+    "normalize_usage",
+    "parse_json_path",
+]
+
+# finishReason -> normalized finish_reason of a ``stream.done``. A reason not
+# listed here nor in FAILED_FINISH_REASONS (a value Google adds later) is
+# ``other``, with the raw value kept in provider_finish_reason.
+DONE_FINISH_REASONS: Final[dict[str, str]] = {
+    "STOP": "stop",  # becomes "tool_calls" when the response called a client function
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "IMAGE_PROHIBITED_CONTENT": "content_filter",
+    "IMAGE_RECITATION": "content_filter",
+    "LANGUAGE": "other",
+    "OTHER": "other",
+    "FINISH_REASON_UNSPECIFIED": "other",
+    "IMAGE_OTHER": "other",
+    "NO_IMAGE": "other",
+}
+
+# finishReason -> error category: the model's output is not a usable result.
+# The model produced a call the API could not accept; like tool arguments that
+# do not parse at block.stop, that is a protocol error of the response.
+FAILED_FINISH_REASONS: Final[dict[str, str]] = {
+    "MALFORMED_FUNCTION_CALL": "protocol_error",
+    "UNEXPECTED_TOOL_CALL": "protocol_error",
+    "TOO_MANY_TOOL_CALLS": "protocol_error",
+    "MALFORMED_RESPONSE": "protocol_error",
+    # The request left out a thought signature the model needed: the caller's fault.
+    "MISSING_THOUGHT_SIGNATURE": "invalid_request",
+}
+
+_FAILED_WHAT: Final[dict[str, str]] = {
+    "MALFORMED_FUNCTION_CALL": "the model generated a function call the API could not parse",
+    "UNEXPECTED_TOOL_CALL": "the model called a tool the request did not make available",
+    "TOO_MANY_TOOL_CALLS": "the model made more tool calls than the API allows in one turn",
+    "MALFORMED_RESPONSE": "the model's response was malformed",
+    "MISSING_THOUGHT_SIGNATURE": "the request is missing a thought signature the model needs",
+}
+
+# Part data keys the provider runs or returns itself: never a client tool call.
+OPAQUE_PARTS: Final = frozenset(
+    {"executableCode", "codeExecutionResult", "toolCall", "toolResponse",
+     "functionResponse", "inlineData", "fileData"}
+)  # fmt: skip
+
+# Part keys that describe a part rather than hold its data; not worth a warning.
+_PART_META: Final = frozenset(
+    {"thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"}
+)
+
+# Known fields that carry nothing for the contract (or are handled apart).
+_QUIET_TOP: Final = frozenset(
+    {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback",
+     "createTime", "modelStatus", "error"}
+)  # fmt: skip
+_QUIET_CANDIDATE: Final = frozenset(
+    {"content", "finishReason", "index", "safetyRatings", "citationMetadata",
+     "groundingMetadata", "avgLogprobs", "logprobsResult", "tokenCount", "finishMessage",
+     "urlContextMetadata", "urlRetrievalMetadata", "groundingAttributions"}
+)  # fmt: skip
+
+_VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
+
+Segment = str | int  # an object key, or an array index
+
+
+class GeminiAdapter(Adapter):
+    """``GenerateContentResponse`` frames to actions; see the module's final-signal table."""
+
+    provider = "gemini"
+
+    def __init__(self) -> None:
+        self.started = False
+        self.next_index = 0
+        self.text_block: tuple[bool, int] | None = None  # (is thought, block index)
+        self.streaming: tuple[int, str, ArgsWriter] | None = None  # (block, name, writer)
+        self.client_calls = 0
+        self.produced = False  # text, a call or an opaque part: something beyond reasoning
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.model: str | None = None
+        self.response_id: str | None = None
+        self.warned: set[str] = set()
+
+    def feed(self, frame: Frame) -> list[Action]:
+        """Map one frame (one response object, or a JSON array of them)."""
+        data, problem = frame_json(frame)
+        if problem is not None:
+            return [problem]
+        if frame.event != "message":
+            # Gemini never names its events; a named one is not a response object.
+            return self._named_event(frame, data)
+        out: list[Action] = []
+        # Without alt=sse Gemini streams a JSON array; a relay may forward its elements whole.
+        for response in data if isinstance(data, list) else (data,):
+            if isinstance(response, Mapping):
+                self._response(response, frame, out)
+            else:
+                out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
+        return out
+
+    def eof_note(self) -> str | None:
+        """Say what was missing when the bytes end without a ``finishReason``."""
+        notes = ["no frame carried a finishReason, Gemini's only proof of a complete response"]
+        if self.streaming is not None:
+            notes.append(f"functionCall {self.streaming[1]!r} was still streaming its arguments")
+        return "; ".join(notes)
+
+    @staticmethod
+    def _named_event(frame: Frame, data: Any) -> list[Action]:
+        # An error object is an error under any name; anything else is skipped.
+        if isinstance(data, Mapping) and isinstance(data.get("error"), Mapping):
+            return [fail_from_error_object(data["error"])]
+        return [Ignore(f"frame {frame.index}: unknown event {frame.event!r}")]
+
+    # -- one response object -------------------------------------------------
+
+    def _response(self, response: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
+        model = response.get("modelVersion")
+        if isinstance(model, str):
+            self.model = model
+        if not self.started:
+            self.started = True
+            out.append(Start(self.model))
+        error = response.get("error")
+        if isinstance(error, Mapping):
+            out.append(fail_from_error_object(error))
+            return
+        response_id = response.get("responseId")
+        if isinstance(response_id, str):
+            self.response_id = response_id
+        usage = response.get("usageMetadata")
+        if isinstance(usage, Mapping):
+            self.usage = normalize_usage(usage)
+        feedback = response.get("promptFeedback")
+        if isinstance(feedback, Mapping) and isinstance(feedback.get("blockReason"), str):
+            reason = feedback["blockReason"]
+            out.append(Fail("content_filter", reason, f"the prompt was blocked ({reason})"))
+            return
+        candidates = response.get("candidates")
+        if isinstance(candidates, list):
+            for candidate in candidates:
+                if not isinstance(candidate, Mapping):
+                    continue
+                if candidate.get("index", 0) != 0:
+                    self._warn_once(
+                        "candidate",
+                        f"frame {frame.index}: candidates other than 0 are ignored",
+                        out,
+                        "extra_candidate",
+                    )
+                elif self.finish_reason is None:
+                    self._candidate(candidate, frame, out)
+        for key in response:
+            if key not in _QUIET_TOP:
+                self._warn_once(key, f"frame {frame.index}: unknown response field {key!r}", out)
+
+    def _candidate(self, candidate: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
+        content = candidate.get("content")
+        if isinstance(content, Mapping):
+            parts = content.get("parts")
+            if isinstance(parts, list):
+                for part in parts:
+                    if isinstance(part, Mapping):
+                        self._part(part, frame, out)
+        citations = candidate.get("citationMetadata")
+        if isinstance(citations, Mapping):
+            # Google AI names the list citationSources, Vertex names it citations.
+            sources = citations.get("citationSources", citations.get("citations"))
+            if isinstance(sources, list):
+                for source in sources:
+                    self._citation(source, out)
+        grounding = candidate.get("groundingMetadata")
+        if isinstance(grounding, Mapping) and grounding:
+            self._citation(grounding, out)
+        for key in candidate:
+            if key not in _QUIET_CANDIDATE:
+                self._warn_once(key, f"frame {frame.index}: unknown candidate field {key!r}", out)
+        finish = candidate.get("finishReason")
+        if isinstance(finish, str) and finish:
+            self.finish_reason = finish
+            self._finish(finish, candidate, out)
+
+    # -- parts -----------------------------------------------------------------
+
+    def _part(self, part: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
+        signature = part.get("thoughtSignature")
+        if not isinstance(signature, str) or not signature:
+            signature = None
+        if "text" in part:
+            self._text(part, signature, out)
+        elif "functionCall" in part:
+            call = part["functionCall"]
+            self._function_call(call if isinstance(call, Mapping) else {}, signature, out)
+        else:
+            kind = next((key for key in part if key in OPAQUE_PARTS), None)
+            if kind is not None:
+                self._opaque(kind, part[kind], signature, out)
+            else:
+                unknown = [key for key in part if key not in _PART_META]
+                for key in unknown:
+                    self._warn_once(
+                        f"part:{key}", f"frame {frame.index}: unknown part type {key!r}", out,
+                        "unknown_part",
+                    )  # fmt: skip
+                if not unknown:
+                    # Only a signature (and flags): the same as an empty text part.
+                    self._text(part, signature, out)
+
+    def _text(self, part: Mapping[str, Any], signature: str | None, out: list[Action]) -> None:
+        text = part.get("text")
+        text = text if isinstance(text, str) else ""
+        if not text and signature is None:
+            return  # an empty part carries nothing; it neither opens nor closes a block
+        thought = part.get("thought") is True
+        index = self._text_block(thought, out)
+        if text:
+            out.append(Delta(index, "text", text))
+            if not thought:
+                self.produced = True
+        if signature is not None:
+            out.append(Delta(index, "signature", signature))
+
+    def _text_block(self, thought: bool, out: list[Action]) -> int:
+        if self.text_block is not None and self.text_block[0] == thought:
+            return self.text_block[1]
+        self._close_text(out)
+        index = self._new_index()
+        self.text_block = (thought, index)
+        if thought:
+            out.append(OpenBlock(index, "reasoning", "thought"))
+        else:
+            out.append(OpenBlock(index, "text", "text"))
+        return index
+
+    def _function_call(
+        self, call: Mapping[str, Any], signature: str | None, out: list[Action]
+    ) -> None:
+        name = call.get("name")
+        will_continue = call.get("willContinue") is True
+        partial = call.get("partialArgs")
+        if isinstance(name, str) and name:
+            self._close_text(out)
+            if self.streaming is not None:
+                # Its closing functionCall {} never came: it stays open, so the
+                # final signal will end the stream protocol_error, as it must.
+                out.append(
+                    Ignore(
+                        f"functionCall {name!r} began while {self.streaming[1]!r} was still "
+                        "streaming its arguments; that call stays unfinished",
+                        "unfinished_call",
+                    )
+                )
+                self.streaming = None
+            index = self._new_index()
+            call_id = call.get("id")
+            out.append(
+                OpenBlock(
+                    index,
+                    "tool_call",
+                    "functionCall",
+                    name=name,
+                    call_id=call_id if isinstance(call_id, str) and call_id else None,
+                )
+            )
+            self.client_calls += 1
+            self.produced = True
+            if signature is not None:
+                out.append(Delta(index, "signature", signature))
+            args = call.get("args")
+            if isinstance(args, Mapping):
+                out.append(Delta(index, "json_text", orjson.dumps(args).decode()))
+            writer = ArgsWriter()
+            if isinstance(partial, list) and not self._partial(index, name, writer, partial, out):
+                return
+            if will_continue:
+                self.streaming = (index, name, writer)
+            else:
+                self._end_call(index, writer, out)
+            return
+        if self.streaming is None:
+            out.append(
+                Ignore("a functionCall without a name while no call is streaming", "unknown_field")
+            )
+            return
+        index, name, writer = self.streaming
+        if signature is not None:
+            out.append(Delta(index, "signature", signature))
+        if isinstance(partial, list) and not self._partial(index, name, writer, partial, out):
+            self.streaming = None
+            return
+        if not will_continue:
+            # The closing chunk (an empty functionCall {}) ends the streamed call.
+            self.streaming = None
+            self._end_call(index, writer, out)
+
+    def _partial(
+        self, index: int, name: str, writer: ArgsWriter, args: list[Any], out: list[Action]
+    ) -> bool:
+        """Feed Vertex partialArgs to ``writer``; False when they cannot be assembled."""
+        for arg in args:
+            if not isinstance(arg, Mapping):
+                continue
+            text, note, fatal = writer.feed(arg)
+            if fatal:
+                out.append(Fail("protocol_error", None, f"functionCall {name!r}: {note}"))
+                return False
+            if text:
+                out.append(Delta(index, "json_text", text))
+            if note:
+                out.append(Ignore(f"functionCall {name!r}: {note}", "partial_args"))
+        return True
+
+    def _end_call(self, index: int, writer: ArgsWriter, out: list[Action]) -> None:
+        tail, note = writer.finish()
+        if tail:
+            out.append(Delta(index, "json_text", tail))
+        if note:
+            out.append(Ignore(note, "partial_args"))
+        out.append(CloseBlock(index))
+
+    def _opaque(self, kind: str, value: Any, signature: str | None, out: list[Action]) -> None:
+        self._close_text(out)
+        index = self._new_index()
+        out.append(OpenBlock(index, "opaque", kind))
+        out.append(Delta(index, "json_text", orjson.dumps(value).decode()))
+        if signature is not None:
+            out.append(Delta(index, "signature", signature))
+        out.append(CloseBlock(index))
+        self.produced = True
+
+    def _citation(self, citation: Any, out: list[Action]) -> None:
+        if self.text_block is None or self.text_block[0]:
+            self._text_block(False, out)
+        assert self.text_block is not None
+        out.append(Delta(self.text_block[1], "citation", "", citation=citation))
+
+    # -- the end ---------------------------------------------------------------
+
+    def _finish(self, reason: str, candidate: Mapping[str, Any], out: list[Action]) -> None:
+        category = FAILED_FINISH_REASONS.get(reason)
+        if category is not None:
+            out.append(Fail(category, reason, self._failed_message(reason, candidate)))
+            return
+        normalized = DONE_FINISH_REASONS.get(reason, "other")
+        if normalized == "content_filter" and not self.produced:
+            # The provider refused before producing an answer: nothing to complete.
+            out.append(
+                Fail(
+                    "content_filter",
+                    reason,
+                    f"the response was blocked ({reason}) before any output was produced",
+                )
+            )
+            return
+        if normalized == "stop" and self.client_calls:
+            normalized = "tool_calls"
+        # The final frame closes what is complete; an unfinished streamed call
+        # stays open and the machine refuses the Finish (protocol_error).
+        self._close_text(out)
+        out.append(Finish(normalized, reason, self.usage, self.model, self.response_id))
+
+    @staticmethod
+    def _failed_message(reason: str, candidate: Mapping[str, Any]) -> str:
+        message = f"finishReason {reason}: {_FAILED_WHAT[reason]}"
+        detail = candidate.get("finishMessage")
+        if isinstance(detail, str) and detail:
+            message += f" ({detail[:200]})"
+        return message
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _close_text(self, out: list[Action]) -> None:
+        if self.text_block is not None:
+            out.append(CloseBlock(self.text_block[1]))
+            self.text_block = None
+
+    def _new_index(self) -> int:
+        index = self.next_index
+        self.next_index += 1
+        return index
+
+    def _warn_once(
+        self, key: str, message: str, out: list[Action], code: str = "unknown_field"
+    ) -> None:
+        if key not in self.warned:
+            self.warned.add(key)
+            out.append(Ignore(message, code))
+
+
+def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """``usageMetadata`` → the contract's usage (raw object kept under ``raw``).
+
+    Google leaves zero counts out (proto3 JSON), so a missing count is 0 once
+    any count of that side is present. Input includes ``toolUsePromptTokenCount``
+    (search results or code output the model read, billed as input); output
+    includes ``thoughtsTokenCount`` (billed as output). So input + output is
+    ``totalTokenCount``.
+    """
+    prompt = int_or_none(usage.get("promptTokenCount"))
+    tool_prompt = int_or_none(usage.get("toolUsePromptTokenCount"))
+    candidates = int_or_none(usage.get("candidatesTokenCount"))
+    thoughts = int_or_none(usage.get("thoughtsTokenCount"))
+    out: dict[str, Any] = {
+        "input_tokens": _sum(prompt, tool_prompt),
+        "output_tokens": _sum(candidates, thoughts),
+    }
+    if thoughts is not None:
+        out["reasoning_tokens"] = thoughts
+    cached = int_or_none(usage.get("cachedContentTokenCount"))
+    if cached is not None:
+        out["cached_input_tokens"] = cached
+    out["raw"] = dict(usage)
+    return out
+
+
+def _sum(a: int | None, b: int | None) -> int | None:
+    if a is None and b is None:
+        return None
+    return (a or 0) + (b or 0)
+
+
+class ArgsWriter:
+    """Turns Vertex ``partialArgs`` into JSON text, in arrival order.
+
+    Each partial argument names one leaf by JSON Path (``$.a.b[0].c``) and
+    carries its value, a string possibly in several pieces (``willContinue``).
+    The writer keeps the chain of objects and arrays that is open, closes
+    what the next path leaves and opens what it enters, so the fragments it
+    returns concatenate to one valid JSON object, finished by :meth:`finish`.
+    Paths are expected in document order (as Vertex streams them); an array
+    index out of order is written where it arrives, with a note.
+    """
+
+    def __init__(self) -> None:
+        self.started = False
+        self.segments: list[Segment] = []  # the open containers below the root
+        self.kinds: list[str] = ["{"]  # "{" or "[" for the root and each open container
+        self.counts: list[int] = [0]  # members written so far at each level
+        self.open_string: str | None = None  # jsonPath whose string value continues
+
+    def feed(self, arg: Mapping[str, Any]) -> tuple[str, str | None, bool]:
+        """JSON text for one partial argument: (text, note, fatal)."""
+        path = arg.get("jsonPath")
+        piece = arg.get("stringValue")
+        continues = arg.get("willContinue") is True
+        out: list[str] = []
+        note: str | None = None
+        if self.open_string is not None:
+            if path == self.open_string and isinstance(piece, str):
+                out.append(_escape(piece))
+                if not continues:
+                    out.append('"')
+                    self.open_string = None
+                return "".join(out), None, False
+            note = f"the string at {self.open_string} was cut short by {path}"
+            out.append('"')
+            self.open_string = None
+        if not isinstance(path, str):
+            return "".join(out), "a partial argument without a jsonPath", True
+        segments = parse_json_path(path)
+        if not segments:
+            return "".join(out), f"cannot read the jsonPath {path!r}", True
+        value = _scalar(arg)
+        if value is None and not isinstance(piece, str):
+            return "".join(out), f"the partial argument at {path} has no value", True
+        if not self.started:
+            self.started = True
+            out.append("{")
+        *containers, leaf = segments
+        shared = 0
+        limit = min(len(self.segments), len(containers))
+        while shared < limit and self.segments[shared] == containers[shared]:
+            shared += 1
+        while len(self.segments) > shared:
+            self._close_one(out)
+        steps = [*containers[shared:], leaf]
+        for n, segment in enumerate(steps):
+            problem, fatal = self._member(segment, path, out)
+            if fatal:
+                return "".join(out), problem, True
+            note = problem or note
+            if n < len(steps) - 1:
+                kind = "{" if isinstance(steps[n + 1], str) else "["
+                out.append(kind)
+                self.segments.append(segment)
+                self.kinds.append(kind)
+                self.counts.append(0)
+        if isinstance(piece, str):
+            out.append('"' + _escape(piece))
+            if continues:
+                self.open_string = path
+            else:
+                out.append('"')
+        elif value is not None:
+            out.append(value)
+        return "".join(out), note, False
+
+    def finish(self) -> tuple[str, str | None]:
+        """The JSON text that closes everything still open: (text, note)."""
+        out: list[str] = []
+        note = None
+        if self.open_string is not None:
+            note = f"the string at {self.open_string} never received its last piece"
+            out.append('"')
+            self.open_string = None
+        if self.started:
+            while self.segments:
+                self._close_one(out)
+            out.append("}")
+        return "".join(out), note
+
+    def _member(self, segment: Segment, path: str, out: list[str]) -> tuple[str | None, bool]:
+        """Write the separator and key for one member: (note, fatal)."""
+        parent = self.kinds[-1]
+        is_key = isinstance(segment, str)
+        if is_key != (parent == "{"):
+            inside = "an object" if parent == "{" else "an array"
+            what = "a member name" if is_key else "an index"
+            return f"jsonPath {path} puts {what} inside {inside}", True
+        note = None
+        if not is_key and segment != self.counts[-1]:
+            note = f"jsonPath {path} arrived out of order (expected index {self.counts[-1]})"
+        if self.counts[-1]:
+            out.append(",")
+        if is_key:
+            out.append(orjson.dumps(segment).decode() + ":")
+        self.counts[-1] += 1
+        return note, False
+
+    def _close_one(self, out: list[str]) -> None:
+        self.segments.pop()
+        self.counts.pop()
+        out.append("}" if self.kinds.pop() == "{" else "]")
+
+
+def _escape(piece: str) -> str:
+    """A string's JSON text without its quotes."""
+    return orjson.dumps(piece).decode()[1:-1]
+
+
+def _scalar(arg: Mapping[str, Any]) -> str | None:
+    """JSON text of a non-string partial value (number, bool, null), else None."""
+    number = arg.get("numberValue")
+    if isinstance(number, int | float) and not isinstance(number, bool):
+        return orjson.dumps(number).decode()
+    boolean = arg.get("boolValue")
+    if isinstance(boolean, bool):
+        return "true" if boolean else "false"
+    if "nullValue" in arg:
+        return "null"
+    return None
+
+
+_PATH_ESCAPES: Final[dict[str, str]] = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
+
+
+@lru_cache(maxsize=1024)
+def parse_json_path(path: str) -> tuple[Segment, ...]:
+    """Segments of a JSON Path such as ``$.a.b[0]`` or ``$['a'][0]``; ``()`` if unreadable.
+
+    Only what names one value is accepted: member names (dot or bracket
+    notation, quoted with ' or ") and array indices. Paths repeat for every
+    piece of a string, hence the cache.
+    """
+    if not path.startswith("$"):
+        return ()
+    segments: list[Segment] = []
+    i, end = 1, len(path)
+    while i < end:
+        char = path[i]
+        if char == ".":
+            j = i + 1
+            while j < end and path[j] not in ".[":
+                j += 1
+            if j == i + 1:
+                return ()
+            segments.append(path[i + 1 : j])
+            i = j
+        elif char == "[" and i + 1 < end and path[i + 1] in "'\"":
+            quote, j, name = path[i + 1], i + 2, []
+            while j < end and path[j] != quote:
+                if path[j] == "\\" and j + 1 < end:
+                    j += 1
+                    if path[j] == "u":
+                        code = path[j + 1 : j + 5]
+                        if len(code) != 4 or not all(c in _HEX for c in code):
+                            return ()
+                        name.append(chr(int(code, 16)))
+                        j += 5
+                        continue
+                    name.append(_PATH_ESCAPES.get(path[j], path[j]))
+                else:
+                    name.append(path[j])
+                j += 1
+            if j + 1 >= end or path[j + 1] != "]":
+                return ()
+            segments.append("".join(name))
+            i = j + 2
+        elif char == "[":
+            j = path.find("]", i)
+            digits = path[i + 1 : j] if j > 0 else ""
+            if not digits.isdigit():
+                return ()
+            segments.append(int(digits))
+            i = j + 1
+        else:
+            return ()
+    return tuple(segments)
