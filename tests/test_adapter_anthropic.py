@@ -531,6 +531,28 @@ def test_a_citations_delta_is_a_citation_delta_holding_the_provider_object() -> 
     ]
 
 
+def test_citations_already_in_content_block_start_are_citation_deltas() -> None:
+    trace = run(
+        message_start(),
+        block_start(0, {"citations": [CITATION], "type": "text", "text": "It opens Friday."}),
+        block_stop(0),
+        message_delta("end_turn"),
+        MESSAGE_STOP,
+    )
+    assert events(trace) == [
+        START,
+        opened(0, "text", "text"),
+        delta(0, "text", "text", "It opens Friday."),
+        {
+            "type": "block.delta",
+            "block": ref(0, "text"),
+            "delta": {"kind": "citation", "text": "", "citation": CITATION},
+        },
+        stopped(0, "text"),
+        done("stop", "end_turn"),
+    ]
+
+
 # -- unknown and unexpected input -----------------------------------------------------
 
 
@@ -620,6 +642,34 @@ def test_an_unknown_block_type_is_kept_as_an_opaque_block_with_a_warning() -> No
         stopped(0, "opaque"),
         done("stop", "end_turn"),
     ]
+
+
+def test_a_delta_whose_fragment_is_not_a_string_is_skipped_with_a_warning() -> None:
+    trace = run(
+        message_start(),
+        block_start(0, TEXT),
+        block_delta(0, {"type": "text_delta", "text": None}),
+        text_delta(0, "Hi"),
+        block_stop(0),
+        message_delta("end_turn"),
+        MESSAGE_STOP,
+    )
+    assert events(trace) == [
+        START,
+        opened(0, "text", "text"),
+        warning("malformed_delta", "frame 2: text_delta for b_0 has no string 'text'"),
+        delta(0, "text", "text", "Hi"),
+        stopped(0, "text"),
+        done("stop", "end_turn"),
+    ]
+
+
+def test_a_ping_before_message_start_starts_the_stream_without_a_model() -> None:
+    trace = run(PING, *HELLO, message_delta("end_turn"), MESSAGE_STOP)
+    got = events(trace)
+    assert got[:2] == [{"type": "stream.start", "provider": "anthropic"}, HEARTBEAT]
+    assert got[-1] == done("stop", "end_turn")  # the model is still reported at the end
+    assert trace.violations == []
 
 
 def test_the_sse_event_name_is_used_when_the_data_has_no_type() -> None:
