@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from inspector.core.adapters.anthropic import STOP_REASONS, normalize_usage
+from inspector.core.adapters.anthropic import FINAL_SIGNALS, STOP_REASONS, normalize_usage
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import normalize
 from inspector.core.trace import Trace, TransportEnd
@@ -222,6 +222,25 @@ def test_the_stop_reason_table_names_every_documented_stop_reason() -> None:
 def test_the_last_stop_reason_announced_before_message_stop_is_the_one_reported() -> None:
     trace = run(*HELLO, message_delta("pause_turn"), message_delta("end_turn"), MESSAGE_STOP)
     assert events(trace)[-1] == done("stop", "end_turn")
+
+
+FINAL_SIGNAL_STREAMS = {
+    "message_stop": [*HELLO, message_delta("end_turn"), MESSAGE_STOP],
+    "error": [*HELLO, error_frame("api_error", "Internal server error")],
+}
+
+
+@pytest.mark.parametrize("signal", sorted(FINAL_SIGNALS))
+def test_each_final_signal_ends_the_stream_in_the_state_its_table_row_names(signal: str) -> None:
+    trace = run(*FINAL_SIGNAL_STREAMS[signal])
+    assert trace.state == FINAL_SIGNALS[signal][0]
+    assert events(trace)[-1]["type"] in ("stream.done", "stream.error")
+
+
+def test_without_a_final_signal_the_end_of_the_bytes_is_an_interruption() -> None:
+    trace = run(*HELLO)
+    assert trace.state == "interrupted"
+    assert events(trace)[-1]["error"]["category"] == "transport"
 
 
 # -- tool calls ----------------------------------------------------------------

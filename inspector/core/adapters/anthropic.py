@@ -53,10 +53,19 @@ from .base import Adapter, fail_from_error_object, frame_json, int_or_none
 __all__ = [
     "BLOCK_TYPES",
     "DELTA_TYPES",
+    "FINAL_SIGNALS",
     "STOP_REASONS",
     "AnthropicAdapter",
     "normalize_usage",
 ]
+
+FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
+    "message_stop": ("completed", "with a stop_reason announced and every block closed"),
+    "error": ("failed", "category from error.type"),
+}
+"""Event type → (terminal state, condition). Nothing else ends a stream: without one
+of these the end of the bytes is ``interrupted``. The module docstring has the
+failure rows (open block, missing stop_reason, second message_start)."""
 
 STOP_REASONS: Final[dict[str, str]] = {
     "end_turn": "stop",
