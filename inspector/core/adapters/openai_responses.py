@@ -1,0 +1,737 @@
+"""OpenAI Responses API streaming (``POST /v1/responses``, ``stream: true``) → contract actions.
+
+Final signals
+-------------
+==========================================  ==========================================
+signal (:data:`FINAL_SIGNALS`)              outcome
+==========================================  ==========================================
+``response.completed``                      ``completed``; ``finish_reason``
+                                            ``tool_calls`` when the output holds a
+                                            ``function_call``, ``refusal`` when it
+                                            holds a refusal part, else ``stop``
+``response.incomplete``                     ``completed`` (the provider ended it on
+                                            purpose); ``finish_reason`` from
+                                            ``incomplete_details.reason``
+                                            (:data:`INCOMPLETE_REASONS`)
+either of those while a block is open       ``failed`` / ``protocol_error``;
+                                            ``provider_code`` = ``completed`` or the
+                                            incomplete reason (the machine refuses)
+``response.failed``                         ``failed``; category from
+                                            ``response.error.code``
+``error`` event                             ``failed``; category from its ``code``
+                                            (top level, or nested under ``error``)
+``data: [DONE]`` before any of these        ``failed`` / ``protocol_error``: not part
+                                            of this protocol, something cut it short
+bytes end before any of these               ``interrupted`` (a background response
+                                            gets a note on how to resume it)
+==========================================  ==========================================
+
+The first terminal signal wins: ``error`` followed by ``response.failed`` ends
+at the ``error``; the machine keeps the second frame as ignored.
+
+Blocks
+------
+Blocks follow the order of the output array: ``output_index``, then the part
+inside the item. ``index`` is assigned in the order blocks open, which for
+this protocol is that order.
+
+=================================  ==================================================
+output item / part                 block
+=================================  ==================================================
+``message`` item                   no block itself; each content part is one:
+                                   ``output_text`` → ``text`` (annotations →
+                                   ``citation`` deltas), ``refusal`` → ``refusal``
+``reasoning`` item                 each ``summary_text`` part and each
+                                   ``reasoning_text`` content part → ``reasoning``;
+                                   then, when the done item has
+                                   ``encrypted_content``, one more ``reasoning``
+                                   block (``provider_type`` ``reasoning``) holding
+                                   it as a single ``signature`` delta
+``function_call`` item             ``tool_call`` (``name``, ``call_id`` from the
+                                   item); ``function_call_arguments.delta`` →
+                                   ``json_text``
+any other item (:data:`ITEM_TYPES`) ``opaque`` named by the item type, open from
+                                   ``output_item.added`` to ``.done``; its content
+                                   is the done item, as JSON, in one ``json_text``
+                                   delta (their progress events carry nothing the
+                                   done item does not)
+=================================  ==================================================
+
+Part blocks close at ``content_part.done`` / ``reasoning_summary_part.done``;
+item blocks (and any part still open) at ``output_item.done``. The ``.done``
+events that repeat the whole text (``output_text.done``,
+``function_call_arguments.done``, …) never duplicate it: they only verify it,
+and supply what no delta carried (a part sent whole). ``sequence_number`` is
+diagnostics only. ``keepalive`` frames are heartbeats; unknown event types
+are skipped with a warning; an unknown item or part type is kept as ``opaque``
+with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+import orjson
+
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
+from ..sse import Frame
+from .base import Adapter, fail_from_error_object, frame_json, int_or_none
+
+__all__ = [
+    "FINAL_SIGNALS",
+    "INCOMPLETE_REASONS",
+    "ITEM_TYPES",
+    "PART_KINDS",
+    "QUIET_EVENTS",
+    "OpenAIResponsesAdapter",
+    "completed_reason",
+    "normalize_usage",
+]
+
+FINAL_SIGNALS: Final[dict[str, str]] = {
+    "response.completed": "completed",
+    "response.incomplete": "completed",
+    "response.failed": "failed",
+    "error": "failed",
+}
+"""Event type → the terminal state it proves (see the module's table)."""
+
+INCOMPLETE_REASONS: Final[dict[str, str]] = {
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+}
+"""``incomplete_details.reason`` → ``finish_reason``; anything else is ``other``."""
+
+# output item type -> how its blocks are made. "message" and "reasoning" items
+# are containers of parts; "function_call" is the one tool the client runs.
+# Everything else is run by OpenAI (or is bookkeeping) and stays opaque.
+ITEM_TYPES: Final[dict[str, str]] = {
+    "message": "message",
+    "reasoning": "reasoning",
+    "function_call": "tool_call",
+    "web_search_call": "opaque",
+    "file_search_call": "opaque",
+    "code_interpreter_call": "opaque",
+    "image_generation_call": "opaque",
+    "mcp_call": "opaque",
+    "mcp_list_tools": "opaque",
+    "mcp_approval_request": "opaque",
+    "tool_search_call": "opaque",
+    "tool_search_output": "opaque",
+    # Client-side built-ins: their payload is an action object, not JSON
+    # function arguments, so they are not contract tool calls (see the docs).
+    "computer_call": "opaque",
+    "local_shell_call": "opaque",
+    "shell_call": "opaque",
+    "apply_patch_call": "opaque",
+    "custom_tool_call": "opaque",
+    "compaction": "opaque",
+}
+
+PART_KINDS: Final[dict[str, str]] = {
+    "output_text": "text",
+    "refusal": "refusal",
+    "reasoning_text": "reasoning",
+    "summary_text": "reasoning",
+}
+"""Content / summary part type → block kind; another type is ``opaque``."""
+
+# The field of a part that holds its whole text.
+_PART_TEXT_FIELD: Final[dict[str, str]] = {"refusal": "refusal"}
+
+# Known events that carry nothing for the contract: lifecycle chatter, and
+# progress of opaque items whose content the done item holds in full.
+QUIET_EVENTS: Final = frozenset(
+    {
+        "response.in_progress",
+        "response.web_search_call.in_progress",
+        "response.web_search_call.searching",
+        "response.web_search_call.completed",
+        "response.file_search_call.in_progress",
+        "response.file_search_call.searching",
+        "response.file_search_call.completed",
+        "response.code_interpreter_call.in_progress",
+        "response.code_interpreter_call.interpreting",
+        "response.code_interpreter_call.completed",
+        "response.code_interpreter_call_code.delta",
+        "response.code_interpreter_call_code.done",
+        "response.image_generation_call.in_progress",
+        "response.image_generation_call.generating",
+        "response.image_generation_call.partial_image",
+        "response.image_generation_call.completed",
+        "response.mcp_call.in_progress",
+        "response.mcp_call.completed",
+        "response.mcp_call.failed",
+        "response.mcp_call_arguments.delta",
+        "response.mcp_call_arguments.done",
+        "response.mcp_list_tools.in_progress",
+        "response.mcp_list_tools.completed",
+        "response.mcp_list_tools.failed",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+    }
+)
+
+# OpenAI's undocumented keep-alive, and OpenRouter's name for it.
+HEARTBEATS: Final = frozenset({"keepalive", "response.keep_alive"})
+
+# Where a block sits in the output array: (output_index, section, sub-index).
+ITEM, CONTENT, SUMMARY = 0, 1, 2
+Key = tuple[int, int, int]
+
+
+class _Rule(NamedTuple):
+    """How one fragment-carrying event finds its block and what it carries."""
+
+    section: int
+    sub_field: str  # the event's field naming the part ("" for item blocks)
+    kind: str  # the block kind, when the event has to open the block
+    provider_type: str
+    delta_kind: str
+    full_field: str  # on a ``.done`` event: the field repeating the whole text
+
+
+_TEXT = _Rule(CONTENT, "content_index", "text", "output_text", "text", "text")
+_REFUSAL = _Rule(CONTENT, "content_index", "refusal", "refusal", "text", "refusal")
+_REASONING_TEXT = _Rule(CONTENT, "content_index", "reasoning", "reasoning_text", "text", "text")
+_SUMMARY = _Rule(SUMMARY, "summary_index", "reasoning", "summary_text", "text", "text")
+_ARGUMENTS = _Rule(ITEM, "", "tool_call", "function_call", "json_text", "arguments")
+
+FRAGMENT_EVENTS: Final[dict[str, _Rule]] = {
+    "response.output_text.delta": _TEXT,
+    "response.refusal.delta": _REFUSAL,
+    "response.reasoning_text.delta": _REASONING_TEXT,
+    "response.reasoning_summary_text.delta": _SUMMARY,
+    "response.function_call_arguments.delta": _ARGUMENTS,
+}
+
+WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
+    "response.output_text.done": _TEXT,
+    "response.refusal.done": _REFUSAL,
+    "response.reasoning_text.done": _REASONING_TEXT,
+    "response.reasoning_summary_text.done": _SUMMARY,
+    "response.function_call_arguments.done": _ARGUMENTS,
+}
+
+PART_EVENTS: Final[dict[str, _Rule]] = {
+    "response.content_part.added": _TEXT,
+    "response.content_part.done": _TEXT,
+    "response.reasoning_summary_part.added": _SUMMARY,
+    "response.reasoning_summary_part.done": _SUMMARY,
+}
+
+
+@dataclass(slots=True)
+class _Block:
+    """The adapter's bookkeeping for one block (the machine owns its state)."""
+
+    index: int
+    kind: str
+    parts: list[str] = field(default_factory=list)
+    citations: int = 0
+    is_open: bool = True
+    settled: bool = False  # checked against the provider's whole text
+
+
+class OpenAIResponsesAdapter(Adapter):
+    """Responses API events (``response.*``, ``error``) to actions."""
+
+    provider = "openai-responses"
+
+    def __init__(self) -> None:
+        self.started = False
+        self.next_index = 0
+        self.blocks: dict[Key, _Block] = {}
+        self.item_keys: dict[int, list[Key]] = {}  # output_index -> its blocks, in order
+        self.items_done: set[int] = set()
+        self.item_ids: dict[str, int] = {}  # item id -> output_index
+        self.function_calls = 0
+        self.refusals = 0
+        self.model: str | None = None
+        self.response_id: str | None = None
+        self.background = False
+        self.last_sequence: int | None = None
+
+    def feed(self, frame: Frame) -> list[Action]:
+        """Map one frame; see the module's table of final signals."""
+        if frame.data == "[DONE]":
+            return [
+                Fail(
+                    "protocol_error",
+                    "[DONE]",
+                    "data: [DONE] arrived before response.completed, response.incomplete "
+                    "or response.failed",
+                )
+            ]
+        data, problem = frame_json(frame)
+        if problem is not None:
+            return [problem]
+        if not isinstance(data, dict):
+            return [Ignore(f"frame {frame.index}: data is JSON but not an object")]
+        event = data.get("type")
+        if not isinstance(event, str):
+            if frame.event == "message":
+                return [Ignore(f"frame {frame.index}: an event without a 'type'")]
+            event = frame.event
+        sequence = data.get("sequence_number")
+        if type(sequence) is int:
+            self.last_sequence = sequence
+        if event in HEARTBEATS:
+            return [Heartbeat("ping")]
+        handler = _HANDLERS.get(event)
+        if handler is None and event not in QUIET_EVENTS:
+            return [Ignore(f"frame {frame.index}: unknown event type {event!r} skipped")]
+        out: list[Action] = []
+        if not self.started:
+            self.started = True
+            response = data.get("response")
+            model = response.get("model") if isinstance(response, Mapping) else None
+            out.append(Start(model if isinstance(model, str) else None))
+        if handler is not None:
+            handler(self, event, data, frame, out)
+        return out
+
+    def eof_note(self) -> str | None:
+        """A background response outlives its stream: say how to pick it up again."""
+        if self.background and self.response_id and self.last_sequence is not None:
+            rid = self.response_id
+            return (
+                f"background response {rid} keeps running; resume with GET /v1/responses/"
+                f"{rid}?stream=true&starting_after={self.last_sequence}"
+            )
+        return None
+
+    # -- lifecycle and terminal events -----------------------------------------
+
+    def _note_response(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        response = data.get("response")
+        if not isinstance(response, Mapping):
+            return {}
+        model = response.get("model")
+        if isinstance(model, str) and model:
+            self.model = model
+        response_id = response.get("id")
+        if isinstance(response_id, str) and response_id:
+            self.response_id = response_id
+        if response.get("background") is True:
+            self.background = True
+        return response
+
+    def _lifecycle(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        self._note_response(data)
+
+    def _completed(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        response = self._note_response(data)
+        reason = completed_reason(response.get("output"), self.function_calls, self.refusals)
+        status = response.get("status")
+        out.append(
+            Finish(
+                reason,
+                status if isinstance(status, str) and status else "completed",
+                normalize_usage(response.get("usage")),
+                self.model,
+                self.response_id,
+            )
+        )
+
+    def _incomplete(
+        self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> None:
+        response = self._note_response(data)
+        details = response.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, Mapping) else None
+        raw = reason if isinstance(reason, str) and reason else "incomplete"
+        out.append(
+            Finish(
+                INCOMPLETE_REASONS.get(raw, "other"),
+                raw,
+                normalize_usage(response.get("usage")),
+                self.model,
+                self.response_id,
+            )
+        )
+
+    def _failed(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        error = self._note_response(data).get("error")
+        if isinstance(error, Mapping):
+            out.append(fail_from_error_object(error))
+        else:
+            out.append(Fail("unknown", "failed", "response.failed carried no error object"))
+
+    def _error(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        # The API reference puts code/message/param on the event itself; some
+        # recordings nest them under "error". The event's own "type" is not a code.
+        nested = data.get("error")
+        if isinstance(nested, Mapping):
+            out.append(fail_from_error_object(nested))
+        else:
+            out.append(
+                fail_from_error_object({"code": data.get("code"), "message": data.get("message")})
+            )
+
+    # -- output items ------------------------------------------------------------
+
+    def _item_added(
+        self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> None:
+        found = self._item_of(event, data, frame, out)
+        if found is None:
+            return
+        output_index, item = found
+        item_type = item.get("type")
+        mode = ITEM_TYPES.get(item_type) if isinstance(item_type, str) else None
+        if mode in ("message", "reasoning"):
+            return  # their parts open the blocks
+        key = (output_index, ITEM, 0)
+        if mode == "tool_call":
+            block = self._open(key, "tool_call", "function_call", out, item)
+            arguments = item.get("arguments")
+            if isinstance(arguments, str) and arguments:
+                self._append(block, "json_text", arguments, out)
+            return
+        block = self._open(key, "opaque", str(item_type), out)
+        if mode is None:
+            out.append(_unknown_block(frame, "output item", item_type, block))
+
+    def _item_done(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        found = self._item_of(event, data, frame, out)
+        if found is None:
+            return
+        output_index, item = found
+        if output_index in self.items_done:
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: a second output_item.done for output "
+                    f"{output_index} skipped",
+                    "duplicate_event",
+                )
+            )
+            return
+        self.items_done.add(output_index)
+        item_type = item.get("type")
+        mode = ITEM_TYPES.get(item_type, "opaque") if isinstance(item_type, str) else "opaque"
+        key = (output_index, ITEM, 0)
+        if mode == "message":
+            self._finish_parts(output_index, CONTENT, item.get("content"), event, frame, out)
+        elif mode == "reasoning":
+            self._finish_parts(output_index, SUMMARY, item.get("summary"), event, frame, out)
+            self._finish_parts(output_index, CONTENT, item.get("content"), event, frame, out)
+            # Only the done item's encrypted_content is final (the one in
+            # output_item.added may be incomplete, says the API reference).
+            encrypted = item.get("encrypted_content")
+            if isinstance(encrypted, str) and encrypted:
+                block = self._open(key, "reasoning", "reasoning", out)
+                out.append(Delta(block.index, "signature", encrypted))
+        elif mode == "tool_call":
+            block = self._open(key, "tool_call", "function_call", out, item)
+            self._settle(block, item.get("arguments"), "json_text", event, frame, out)
+        else:
+            block = self._open(key, "opaque", str(item_type), out)
+            if block.is_open:
+                out.append(Delta(block.index, "json_text", orjson.dumps(item).decode()))
+        for part_key in self.item_keys.get(output_index, ()):
+            self._close(part_key, out)
+
+    def _item_of(
+        self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> tuple[int, Mapping[str, Any]] | None:
+        output_index = data.get("output_index")
+        item = data.get("item")
+        if type(output_index) is not int or not isinstance(item, Mapping):
+            out.append(_malformed(frame, event, "needs an integer output_index and an item"))
+            return None
+        item_id = item.get("id")
+        if isinstance(item_id, str):
+            self.item_ids[item_id] = output_index
+        return output_index, item
+
+    # -- parts and fragments -----------------------------------------------------
+
+    def _part_added(
+        self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> None:
+        key = self._key(PART_EVENTS[event], event, data, frame, out)
+        if key is None:
+            return
+        part = data.get("part")
+        part = part if isinstance(part, Mapping) else {}
+        part_type = part.get("type")
+        kind = PART_KINDS.get(part_type) if isinstance(part_type, str) else None
+        block = self._open(key, kind or "opaque", str(part_type), out)
+        if kind is None:
+            out.append(_unknown_block(frame, "part", part_type, block))
+            return
+        # A part announced with text already in it (not OpenAI's habit) keeps it.
+        text = part.get(_PART_TEXT_FIELD.get(str(part_type), "text"))
+        if isinstance(text, str) and text and not block.parts:
+            self._append(block, "text", text, out)
+
+    def _part_done(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        key = self._key(PART_EVENTS[event], event, data, frame, out)
+        if key is not None:
+            part = data.get("part")
+            self._finish_part(key, part if isinstance(part, Mapping) else {}, event, frame, out)
+
+    def _fragment(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        rule = FRAGMENT_EVENTS[event]
+        text = data.get("delta")
+        if not isinstance(text, str):
+            out.append(_malformed(frame, event, "has no string 'delta'"))
+            return
+        if not text:
+            return
+        key = self._key(rule, event, data, frame, out)
+        if key is None:
+            return
+        block = self.blocks.get(key) or self._open_implicitly(key, rule, event, frame, out)
+        # A fragment for a closed block still goes to the machine, which
+        # refuses it by name (rule 2) rather than the adapter guessing.
+        self._append(block, rule.delta_kind, text, out)
+
+    def _whole_text(
+        self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> None:
+        rule = WHOLE_TEXT_EVENTS[event]
+        key = self._key(rule, event, data, frame, out)
+        if key is None:
+            return
+        block = self.blocks.get(key) or self._open_implicitly(key, rule, event, frame, out)
+        self._settle(block, data.get(rule.full_field), rule.delta_kind, event, frame, out)
+
+    def _annotation(
+        self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> None:
+        key = self._key(_TEXT, event, data, frame, out)
+        if key is None:
+            return
+        block = self.blocks.get(key) or self._open_implicitly(key, _TEXT, event, frame, out)
+        block.citations += 1
+        out.append(Delta(block.index, "citation", "", citation=data.get("annotation")))
+
+    def _finish_parts(
+        self,
+        output_index: int,
+        section: int,
+        parts: Any,
+        event: str,
+        frame: Frame,
+        out: list[Action],
+    ) -> None:
+        """Settle and close every part a done item lists (opening any never streamed)."""
+        if isinstance(parts, list):
+            for sub, part in enumerate(parts):
+                if isinstance(part, Mapping):
+                    self._finish_part((output_index, section, sub), part, event, frame, out)
+
+    def _finish_part(
+        self, key: Key, part: Mapping[str, Any], event: str, frame: Frame, out: list[Action]
+    ) -> None:
+        part_type = part.get("type")
+        kind = PART_KINDS.get(part_type) if isinstance(part_type, str) else None
+        block = self.blocks.get(key) or self._open(key, kind or "opaque", str(part_type), out)
+        if block.kind == "opaque":
+            if block.is_open and not block.settled:
+                block.settled = True
+                self._append(block, "json_text", orjson.dumps(part).decode(), out)
+        else:
+            full = part.get(_PART_TEXT_FIELD.get(str(part_type), "text"))
+            self._settle(block, full, "text", event, frame, out)
+            annotations = part.get("annotations")
+            if block.is_open and isinstance(annotations, list):
+                # Annotations the stream never announced are still citations.
+                for annotation in annotations[block.citations :]:
+                    block.citations += 1
+                    out.append(Delta(block.index, "citation", "", citation=annotation))
+        self._close(key, out)
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _key(
+        self, rule: _Rule, event: str, data: Mapping[str, Any], frame: Frame, out: list[Action]
+    ) -> Key | None:
+        output_index = data.get("output_index")
+        if type(output_index) is not int:
+            item_id = data.get("item_id")
+            found = self.item_ids.get(item_id) if isinstance(item_id, str) else None
+            if found is None:
+                out.append(_malformed(frame, event, "names no output_index and no known item_id"))
+                return None
+            output_index = found
+        if rule.section == ITEM:
+            return (output_index, ITEM, 0)
+        sub = data.get(rule.sub_field, 0)
+        if type(sub) is not int:
+            out.append(_malformed(frame, event, f"has no integer {rule.sub_field!r}"))
+            return None
+        return (output_index, rule.section, sub)
+
+    def _open(
+        self,
+        key: Key,
+        kind: str,
+        provider_type: str,
+        out: list[Action],
+        item: Mapping[str, Any] | None = None,
+    ) -> _Block:
+        """The block at ``key``, opened now if it is new."""
+        block = self.blocks.get(key)
+        if block is not None:
+            return block
+        block = _Block(self.next_index, kind)
+        self.next_index += 1
+        self.blocks[key] = block
+        self.item_keys.setdefault(key[0], []).append(key)
+        name: str | None = None
+        call_id: str | None = None
+        if kind == "tool_call":
+            self.function_calls += 1
+            if item is not None:
+                name = _str_or_none(item.get("name"))
+                call_id = _str_or_none(item.get("call_id"))
+        elif kind == "refusal":
+            self.refusals += 1
+        out.append(OpenBlock(block.index, kind, provider_type, name, call_id))
+        return block
+
+    def _open_implicitly(
+        self, key: Key, rule: _Rule, event: str, frame: Frame, out: list[Action]
+    ) -> _Block:
+        block = self._open(key, rule.kind, rule.provider_type, out)
+        out.append(
+            Ignore(
+                f"frame {frame.index}: {event} for a part never announced; opened b_{block.index}",
+                "implicit_block",
+            )
+        )
+        return block
+
+    def _append(self, block: _Block, kind: str, text: str, out: list[Action]) -> None:
+        block.parts.append(text)
+        out.append(Delta(block.index, kind, text))
+
+    def _settle(
+        self, block: _Block, full: Any, kind: str, event: str, frame: Frame, out: list[Action]
+    ) -> None:
+        """Check streamed text against the provider's whole text, once per block.
+
+        The whole text never replaces what was streamed: it only supplies a
+        missing tail (a part sent whole, with no fragments) or is reported.
+        """
+        if block.settled or not isinstance(full, str):
+            return
+        block.settled = True
+        got = "".join(block.parts)
+        if got == full:
+            return
+        if block.is_open and full.startswith(got):
+            self._append(block, kind, full[len(got) :], out)
+            if got:
+                out.append(
+                    Ignore(
+                        f"frame {frame.index}: {event} holds {len(full)} characters but the "
+                        f"fragments of b_{block.index} only {len(got)}; the rest was taken from it",
+                        "done_mismatch",
+                    )
+                )
+            return
+        out.append(
+            Ignore(
+                f"frame {frame.index}: {event} differs from the {len(got)} characters streamed "
+                f"for b_{block.index}; the streamed text is kept",
+                "done_mismatch",
+            )
+        )
+
+    def _close(self, key: Key, out: list[Action]) -> None:
+        block = self.blocks.get(key)
+        if block is not None and block.is_open:
+            block.is_open = False
+            out.append(CloseBlock(block.index))
+
+
+_Handler = Callable[[OpenAIResponsesAdapter, str, dict[str, Any], Frame, list[Action]], None]
+
+_HANDLERS: Final[dict[str, _Handler]] = {
+    "response.created": OpenAIResponsesAdapter._lifecycle,
+    "response.queued": OpenAIResponsesAdapter._lifecycle,
+    "response.completed": OpenAIResponsesAdapter._completed,
+    "response.incomplete": OpenAIResponsesAdapter._incomplete,
+    "response.failed": OpenAIResponsesAdapter._failed,
+    "error": OpenAIResponsesAdapter._error,
+    "response.output_item.added": OpenAIResponsesAdapter._item_added,
+    "response.output_item.done": OpenAIResponsesAdapter._item_done,
+    "response.content_part.added": OpenAIResponsesAdapter._part_added,
+    "response.content_part.done": OpenAIResponsesAdapter._part_done,
+    "response.reasoning_summary_part.added": OpenAIResponsesAdapter._part_added,
+    "response.reasoning_summary_part.done": OpenAIResponsesAdapter._part_done,
+    "response.output_text.annotation.added": OpenAIResponsesAdapter._annotation,
+    **dict.fromkeys(FRAGMENT_EVENTS, OpenAIResponsesAdapter._fragment),
+    **dict.fromkeys(WHOLE_TEXT_EVENTS, OpenAIResponsesAdapter._whole_text),
+}
+
+
+def completed_reason(output: Any, function_calls: int, refusals: int) -> str:
+    """``finish_reason`` of a ``response.completed``.
+
+    ``tool_calls`` when the client has a function call to run, ``refusal``
+    when the answer was a refusal, else ``stop``. The final output array is
+    consulted too, so a call or refusal that was never streamed still counts.
+    """
+    items = [i for i in output if isinstance(i, Mapping)] if isinstance(output, list) else []
+    if function_calls or any(i.get("type") == "function_call" for i in items):
+        return "tool_calls"
+    if refusals:
+        return "refusal"
+    for item in items:
+        content = item.get("content") if item.get("type") == "message" else None
+        if isinstance(content, list) and any(
+            isinstance(p, Mapping) and p.get("type") == "refusal" for p in content
+        ):
+            return "refusal"
+    return "stop"
+
+
+def normalize_usage(usage: Any) -> dict[str, Any] | None:
+    """Responses usage → the contract's usage (raw object kept under ``raw``)."""
+    if not isinstance(usage, Mapping):
+        return None
+    out: dict[str, Any] = {
+        "input_tokens": int_or_none(usage.get("input_tokens")),
+        "output_tokens": int_or_none(usage.get("output_tokens")),
+    }
+    details = usage.get("output_tokens_details")
+    if isinstance(details, Mapping):
+        reasoning = int_or_none(details.get("reasoning_tokens"))
+        if reasoning is not None:
+            out["reasoning_tokens"] = reasoning
+    input_details = usage.get("input_tokens_details")
+    if isinstance(input_details, Mapping):
+        cached = int_or_none(input_details.get("cached_tokens"))
+        if cached is not None:
+            out["cached_input_tokens"] = cached
+    out["raw"] = dict(usage)
+    return out
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _malformed(frame: Frame, event: str, what: str) -> Ignore:
+    return Ignore(f"frame {frame.index}: {event} {what}; skipped", "malformed_event")
+
+
+def _unknown_block(frame: Frame, what: str, provider_type: Any, block: _Block) -> Ignore:
+    return Ignore(
+        f"frame {frame.index}: {what} type {provider_type!r} is not modelled; b_{block.index} "
+        "is kept as an opaque block",
+        "unknown_block",
+    )
