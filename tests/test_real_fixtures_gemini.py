@@ -198,3 +198,11 @@ def test_usage_that_grows_chunk_by_chunk_is_taken_from_the_finish_frame() -> Non
     assert block["content"] == "".join(f"{n}\n" for n in range(1, 30)) + "30"
     assert usage(trace) == (18, 80 + 35, 35)
     assert done(trace)["usage"]["raw"]["totalTokenCount"] == 133
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_normalized_input_and_output_add_up_to_googles_total(name: str) -> None:
+    # Thoughts count as output and the tool-use prompt as input, as billed; the
+    # two sides must then cover exactly what Google calls the total.
+    u = done(load_trace(DIR / name))["usage"]
+    assert u["input_tokens"] + u["output_tokens"] == u["raw"]["totalTokenCount"]
