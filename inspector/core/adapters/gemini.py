@@ -10,12 +10,12 @@ Final signals
 ====================================================  ======================================
 signal                                                outcome
 ====================================================  ======================================
-``finishReason`` in :data:`DONE_FINISH_REASONS`        ``completed`` at that frame, which
+``finishReason`` in :data:`DONE_FINISH_REASONS`       ``completed`` at that frame, which
 (STOP, MAX_TOKENS, SAFETY after output, …)            first closes the open text/reasoning
                                                       block
 a content-filter ``finishReason`` (SAFETY,            ``failed`` / ``content_filter``:
 RECITATION, …) with nothing produced but reasoning    no answer was produced
-``finishReason`` in :data:`FAILED_FINISH_REASONS`      ``failed`` with that category
+``finishReason`` in :data:`FAILED_FINISH_REASONS`     ``failed`` with that category
 (MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, …)
 any ``finishReason`` while a streamed                 ``failed`` / ``protocol_error`` (the
 ``functionCall`` is unfinished (``willContinue``      machine refuses ``Finish`` with the
@@ -144,7 +144,7 @@ class GeminiAdapter(Adapter):
         self.client_calls = 0
         self.produced = False  # text, a call or an opaque part: something beyond reasoning
         self.finish_reason: str | None = None
-        self.usage: dict[str, Any] | None = None
+        self.usage: Mapping[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
@@ -198,7 +198,7 @@ class GeminiAdapter(Adapter):
             self.response_id = response_id
         usage = response.get("usageMetadata")
         if isinstance(usage, Mapping):
-            self.usage = normalize_usage(usage)
+            self.usage = usage  # running counts until the final frame; normalized once, there
         feedback = response.get("promptFeedback")
         if isinstance(feedback, Mapping) and isinstance(feedback.get("blockReason"), str):
             reason = feedback["blockReason"]
@@ -425,7 +425,8 @@ class GeminiAdapter(Adapter):
         # The final frame closes what is complete; an unfinished streamed call
         # stays open and the machine refuses the Finish (protocol_error).
         self._close_text(out)
-        out.append(Finish(normalized, reason, self.usage, self.model, self.response_id))
+        usage = normalize_usage(self.usage) if self.usage is not None else None
+        out.append(Finish(normalized, reason, usage, self.model, self.response_id))
 
     @staticmethod
     def _failed_message(reason: str, candidate: Mapping[str, Any]) -> str:
