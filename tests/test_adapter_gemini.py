@@ -49,8 +49,8 @@ def response(
     if finish is not None:
         candidate["finishReason"] = finish
     candidate.update(candidate_fields)
-    frame: dict[str, Any] = {"candidates": [candidate], "modelVersion": MODEL,
-                             "responseId": RESPONSE_ID}  # fmt: skip
+    frame: dict[str, Any] = {"candidates": [candidate], "modelVersion": MODEL}
+    frame["responseId"] = RESPONSE_ID
     if usage is not None:
         frame["usageMetadata"] = usage
     return frame
@@ -80,7 +80,7 @@ def partial(*args: dict[str, Any]) -> dict[str, Any]:
     return {"functionCall": {"partialArgs": list(args), "willContinue": True}}
 
 
-CALL_END = {"functionCall": {}}
+CALL_END: dict[str, Any] = {"functionCall": {}}
 
 
 def sse(*frames: dict[str, Any]) -> bytes:
@@ -119,8 +119,8 @@ def shape(trace: Trace) -> list[tuple[Any, ...]]:
             out.append(("done", e["finish_reason"], e["provider_finish_reason"]))
         elif kind == "stream.error":
             err = e["error"]
-            out.append(("error", e["status"], err["category"], err["retryable"],
-                        err["provider_code"]))  # fmt: skip
+            row = (err["category"], err["retryable"], err["provider_code"])
+            out.append(("error", e["status"], *row))
         elif kind == "stream.warning":
             out.append(("warning", e["code"]))
         else:
@@ -595,8 +595,8 @@ def test_an_error_object_mid_stream_fails_with_the_google_status_and_keeps_the_t
 
 
 def test_an_error_object_under_an_event_name_is_still_an_error() -> None:
-    body = sse(response(text("a"))) + b'event: error\r\ndata: {"error": {"code": 503, ' \
-        b'"status": "UNAVAILABLE", "message": "overloaded"}}\r\n\r\n'  # fmt: skip
+    error = {"error": {"code": 503, "status": "UNAVAILABLE", "message": "overloaded"}}
+    body = sse(response(text("a"))) + b"event: error\r\n" + sse(error)
     trace = normalize(body, "gemini", "st_test")
     assert shape(trace)[-1] == ("error", "failed", "upstream_overloaded", True, "UNAVAILABLE")
 
@@ -881,8 +881,10 @@ def partial_args_for(value: Any, path: str, pieces: int) -> list[dict[str, Any]]
             out += partial_args_for(item, f"{path}['{quoted}']", pieces)
         return out
     if isinstance(value, list):
-        return [a for i, item in enumerate(value) for a in partial_args_for(item, f"{path}[{i}]",
-                                                                              pieces)]  # fmt: skip
+        out = []
+        for i, item in enumerate(value):
+            out += partial_args_for(item, f"{path}[{i}]", pieces)
+        return out
     if isinstance(value, str):
         size = max(1, len(value) // pieces)
         chunks = [value[i : i + size] for i in range(0, len(value), size)] or [""]
