@@ -21,6 +21,7 @@ from inspector.core.adapters import adapter_for
 from inspector.core.adapters.gemini import (
     DONE_FINISH_REASONS,
     FAILED_FINISH_REASONS,
+    FINAL_SIGNALS,
     ArgsWriter,
     normalize_usage,
     parse_json_path,
@@ -474,6 +475,34 @@ def test_parts_the_provider_runs_are_opaque_blocks_with_their_content_and_stop_s
 
 
 # -- the table of final signals ----------------------------------------------
+
+SIGNAL_FRAMES: dict[str, dict[str, Any]] = {
+    "finishReason (done)": response(text("ok"), finish="STOP"),
+    "finishReason (failed)": response(text("ok"), finish="MALFORMED_FUNCTION_CALL"),
+    "promptFeedback.blockReason": {"promptFeedback": {"blockReason": "SAFETY"}},
+    "error": {"error": {"code": 500, "status": "INTERNAL", "message": "boom"}},
+}
+
+
+def test_every_final_signal_has_an_example_frame() -> None:
+    assert sorted(SIGNAL_FRAMES) == sorted(FINAL_SIGNALS)
+
+
+@pytest.mark.parametrize("signal", sorted(FINAL_SIGNALS))
+def test_each_final_signal_ends_the_stream_in_its_state_before_the_bytes_end(signal: str) -> None:
+    # The end record says "reset": only the signal itself can make the state anything
+    # but interrupted.
+    trace = run(response(text("draft")), SIGNAL_FRAMES[signal], end="reset")
+    assert trace.state == FINAL_SIGNALS[signal][0]
+
+
+def test_without_a_final_signal_every_end_of_the_bytes_is_an_interruption() -> None:
+    for end, category in [("eof", "transport"), ("reset", "transport"),
+                          ("timeout", "transport"), ("progress_timeout", "progress_timeout"),
+                          ("cancelled", "cancelled")]:  # fmt: skip
+        trace = run(response(text("draft")), end=end)
+        assert shape(trace)[-1][:3] == ("error", "interrupted", category), end
+
 
 CONTENT_FILTER = sorted(r for r, n in DONE_FINISH_REASONS.items() if n == "content_filter")
 

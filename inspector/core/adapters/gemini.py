@@ -56,12 +56,26 @@ from .base import Adapter, fail_from_error_object, frame_json, int_or_none
 __all__ = [
     "DONE_FINISH_REASONS",
     "FAILED_FINISH_REASONS",
+    "FINAL_SIGNALS",
     "OPAQUE_PARTS",
     "ArgsWriter",
     "GeminiAdapter",
     "normalize_usage",
     "parse_json_path",
 ]
+
+FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
+    "finishReason (done)": (
+        "completed",
+        "a reason of DONE_FINISH_REASONS, no streamed call unfinished, and output produced "
+        "when it is a content filter (else failed / content_filter)",
+    ),
+    "finishReason (failed)": ("failed", "a reason of FAILED_FINISH_REASONS, with its category"),
+    "promptFeedback.blockReason": ("failed", "content_filter"),
+    "error": ("failed", "category from the Google status"),
+}
+"""The frame fields that end a stream → (terminal state, condition). Nothing else
+does: without one of them the end of the bytes is ``interrupted``."""
 
 # finishReason -> normalized finish_reason of a ``stream.done``. A reason not
 # listed here nor in FAILED_FINISH_REASONS (a value Google adds later) is
