@@ -67,6 +67,10 @@ def _sniff_one(frame: Frame) -> str | None:
         return "openai-chat"
     if any(k in data for k in ("candidates", "usageMetadata", "modelVersion", "promptFeedback")):
         return "gemini"
+    # A Google error object carries a string RPC status; OpenAI's and Anthropic's never do.
+    error = data.get("error")
+    if isinstance(error, Mapping) and isinstance(error.get("status"), str):
+        return "gemini"
     return None
 
 
