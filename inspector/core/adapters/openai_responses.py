@@ -64,7 +64,9 @@ events that repeat the whole text (``output_text.done``,
 and supply what no delta carried (a part sent whole). ``sequence_number`` is
 diagnostics only. ``keepalive`` frames are heartbeats; unknown event types
 are skipped with a warning; an unknown item or part type is kept as ``opaque``
-with a warning.
+with a warning. ``Start`` (with the model of the frame's ``response``) comes
+with the first frame the adapter knows, so a keepalive or unknown event ahead
+of ``response.created`` does not hide the model.
 """
 
 from __future__ import annotations
@@ -141,11 +143,10 @@ PART_KINDS: Final[dict[str, str]] = {
 # The field of a part that holds its whole text.
 _PART_TEXT_FIELD: Final[dict[str, str]] = {"refusal": "refusal"}
 
-# Known events that carry nothing for the contract: lifecycle chatter, and
-# progress of opaque items whose content the done item holds in full.
+# Known events that carry nothing for the contract: the progress of opaque
+# items, whose content the done item holds in full.
 QUIET_EVENTS: Final = frozenset(
     {
-        "response.in_progress",
         "response.web_search_call.in_progress",
         "response.web_search_call.searching",
         "response.web_search_call.completed",
@@ -662,6 +663,7 @@ _Handler = Callable[[OpenAIResponsesAdapter, str, dict[str, Any], Frame, list[Ac
 _HANDLERS: Final[dict[str, _Handler]] = {
     "response.created": OpenAIResponsesAdapter._lifecycle,
     "response.queued": OpenAIResponsesAdapter._lifecycle,
+    "response.in_progress": OpenAIResponsesAdapter._lifecycle,
     "response.completed": OpenAIResponsesAdapter._completed,
     "response.incomplete": OpenAIResponsesAdapter._incomplete,
     "response.failed": OpenAIResponsesAdapter._failed,
