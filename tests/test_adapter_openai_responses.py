@@ -644,6 +644,12 @@ def test_keepalive_frames_are_heartbeats_and_change_nothing() -> None:
     ]
 
 
+def test_an_unknown_event_before_response_created_is_kept_but_does_not_hide_the_model() -> None:
+    trace = run({"type": "x_proxy_hello"}, created(), completed(usage=None))
+    assert events(trace) == [START, done("stop", "completed", usage=None)]
+    assert [(i.frame, i.code) for i in trace.ignored] == [(0, "unknown_event")]
+
+
 def test_a_fragment_for_a_part_never_announced_opens_it_with_a_warning() -> None:
     trace = run(created(), item_added(0, message()), text_delta(0, 0, "Hi"),
                 item_done(0, message(output_text("Hi"))), completed())  # fmt: skip
