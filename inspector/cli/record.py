@@ -1,0 +1,50 @@
+"""``inspector record``: stream one request headless, record it, print one summary line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+from ..live.headless import exit_code as stream_exit_code
+from ..live.headless import record, summary_line
+from ..live.options import UsageError, add_live_arguments, feed_from_args
+from .common import EXIT_USAGE, error
+
+
+def register(sub: Any) -> None:
+    """Add the ``record`` subcommand."""
+    parser = sub.add_parser(
+        "record",
+        help="stream a request to a provider and record it, without the TUI",
+        description=(
+            "Send one streaming request, record every chunk as it arrives, and print a "
+            "one-line summary. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, "
+            "GEMINI_API_KEY / GOOGLE_API_KEY (or --api-key-env) and are never written. "
+            "Exit 0 completed; 1 failed or interrupted (HTTP error, transport, timeout); "
+            "2 bad usage or missing key; 130 cancelled with Ctrl+C."
+        ),
+    )
+    add_live_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record; the exit code says how the stream ended."""
+    try:
+        feed = feed_from_args(args)
+    except UsageError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    try:
+        trace = asyncio.run(record(feed))
+    except OSError as exc:
+        error(f"{feed.sink.path}: cannot write the capture ({exc.strerror or exc})")
+        return EXIT_USAGE
+    terminal = trace.terminal_event
+    if terminal is not None and terminal["type"] == "stream.error":
+        err = terminal["error"]
+        retry = ", retryable" if err["retryable"] else ""
+        error(f"{trace.state} ({err['category']}{retry}): {err['message']}")
+    print(summary_line(feed), flush=True)
+    return stream_exit_code(trace)

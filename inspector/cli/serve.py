@@ -1,0 +1,76 @@
+"""``inspector serve PATH...``: play recordings as a real HTTP streaming endpoint."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..live.secrets import is_loopback_url
+from ..serve.catalog import ENDPOINTS, load_catalog
+from ..serve.runner import ReplayServer
+from .common import EXIT_OK, EXIT_USAGE, error
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a speed >= 0, got {text!r}")
+    return value
+
+
+def register(sub: Any) -> None:
+    """Add the ``serve`` subcommand."""
+    parser = sub.add_parser(
+        "serve",
+        help="serve captures as provider streaming endpoints, with faults on demand",
+        description=(
+            "Serve captures and raw SSE files (directories are searched like `inspector "
+            "check`) on the providers' streaming paths. A request's model picks the capture "
+            "by file name; GET / lists them. Faults per request: query parameters or an "
+            "X-Inspector-Fault header (cut, drop, reset, stall, stall_at, ping_every, chunk, "
+            "status, retry_after, speed): see docs/live.md."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    parser.add_argument(
+        "--port", type=int, default=8765, help="port (0: any free port; default %(default)s)"
+    )
+    parser.add_argument(
+        "--speed",
+        type=_speed,
+        default=1.0,
+        help="replay speed: 2 is twice as fast, 0 sends without delays (default %(default)g)",
+    )
+    parser.set_defaults(func=run)
+
+
+def _log(line: str) -> None:
+    print(f"inspector serve: {line}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl+C; exit 2 when there is nothing to serve or the port is taken."""
+    catalog = load_catalog(args.paths)
+    for reason in catalog.skipped:
+        _log(f"skipped {reason}")
+    if not len(catalog):
+        error("nothing to serve: no readable capture or SSE file in " + " ".join(args.paths))
+        return EXIT_USAGE
+    try:
+        server = ReplayServer(catalog, host=args.host, port=args.port, speed=args.speed, log=_log)
+    except OSError as exc:
+        error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        return EXIT_USAGE
+    if not is_loopback_url(f"http://[{args.host}]" if ":" in args.host else f"http://{args.host}"):
+        _log(f"warning: listening on {args.host}, reachable from other machines")
+    print(f"serving {len(catalog)} streams on {server.url} (speed {args.speed:g})", flush=True)
+    for provider, entries in sorted(catalog.by_provider.items()):
+        names = ", ".join(sorted(entries))
+        print(f"  POST {ENDPOINTS[provider]}  {provider}: {names}", flush=True)
+    server.run()
+    return EXIT_OK

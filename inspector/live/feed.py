@@ -1,0 +1,320 @@
+"""``LiveFeed``: one streaming request, normalized and recorded as it arrives.
+
+Theory of operation
+-------------------
+:meth:`LiveFeed.run` sends the request with httpx and hands every chunk, the
+moment it arrives, to the capture (flushed) and to the sans-IO
+:class:`~inspector.core.normalizer.Normalizer`, then calls ``notify`` so a
+view can repaint. It never raises for anything the network or the server
+does: each way a stream can end becomes a
+:class:`~inspector.core.trace.TransportEnd`, and :meth:`_settle` turns it
+into the trace's terminal state and the capture's end record.
+
+Two clocks watch the stream:
+
+* the **transport timeout** (httpx's connect/read timeout) — is the
+  connection alive? It fires when no byte at all arrives in time;
+* the **progress timeout** — did anything meaningful arrive? It starts when
+  the response headers arrive and is reset by every new event of the
+  contract's six mandatory types (``stream.start``, ``block.*``, a terminal
+  event). Heartbeats (pings, SSE comments) and warnings (unknown events) do
+  not reset it, so a server that only keeps the line warm still times out.
+
+Either ends the stream ``interrupted`` (category ``transport`` /
+``progress_timeout``). :meth:`cancel` ends it ``interrupted`` / ``cancelled``.
+Text received so far stays in the trace and the capture as a draft.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import orjson
+
+from ..core.normalizer import Normalizer
+from ..core.trace import Chunk, Trace, TransportEnd
+from .providers import LiveRequest
+from .recorder import CaptureSink
+from .secrets import is_loopback_url, is_secret_header, redact_headers, redact_url, redacted
+from .transport import make_client, transport_end
+
+__all__ = [
+    "AFTER_TERMINAL_GRACE",
+    "DEFAULT_PROGRESS_TIMEOUT",
+    "DEFAULT_TRANSPORT_TIMEOUT",
+    "MAX_ERROR_BODY",
+    "LiveFeed",
+]
+
+#: Seconds. Reasoning models may think silently for a long time, so both are generous.
+DEFAULT_TRANSPORT_TIMEOUT: Final = 60.0
+DEFAULT_PROGRESS_TIMEOUT: Final = 120.0
+#: After the terminal event nothing meaningful can come: wait this long for the
+#: server to close before closing ourselves.
+AFTER_TERMINAL_GRACE: Final = 2.0
+#: An error body longer than this is not an error body; stop reading there.
+MAX_ERROR_BODY: Final = 1024 * 1024
+
+#: Events that do not count as progress.
+_NOT_PROGRESS: Final = frozenset({"stream.heartbeat", "stream.warning"})
+
+Notify = Callable[[], None]
+
+
+def _request_secrets(request: LiveRequest, api_key: str | None) -> tuple[str, ...]:
+    """Every secret the request carries: the key, and each secret header's value."""
+    found: list[str] = [api_key] if api_key else []
+    for name, value in request.headers.items():
+        if is_secret_header(name) and value:
+            found.append(value)
+            found.append(value.split()[-1])  # "Bearer sk-…" -> also "sk-…" alone
+    return tuple(found)
+
+
+class LiveFeed:
+    """A :class:`~inspector.feed.Feed` over one live streaming request."""
+
+    def __init__(
+        self,
+        request: LiveRequest,
+        *,
+        capture: str | Path | None = None,
+        api_key: str | None = None,
+        transport_timeout: float = DEFAULT_TRANSPORT_TIMEOUT,
+        progress_timeout: float | None = DEFAULT_PROGRESS_TIMEOUT,
+        stream_id: str | None = None,
+    ) -> None:
+        self.request = request
+        self.transport_timeout = transport_timeout
+        self.progress_timeout = progress_timeout or None  # 0 turns the clock off
+        self._secrets = _request_secrets(request, api_key)
+        self.sink = CaptureSink(capture)
+        safe_url = self._safe(redact_url(request.url))
+        self.exchange: dict[str, Any] = {
+            "request": {
+                "method": request.method,
+                "url": safe_url,
+                "headers": self._safe(redact_headers(request.headers)),
+                "body": self._safe(request.body),
+            },
+            "response": None,
+            "timings": {},
+        }
+        self.header: dict[str, Any] = {
+            "provider": request.provider,
+            "endpoint": request.endpoint,
+            "model": request.model,
+            "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "request": self.exchange["request"],
+            "response": None,
+            "timings": self.exchange["timings"],
+        }
+        # Live ids are random: the deterministic id of a file is a hash of all
+        # its bytes, which are not known until the end.
+        self.normalizer = Normalizer(
+            request.provider,
+            stream_id or "st_" + secrets.token_hex(8),
+            source=str(capture) if capture is not None else safe_url,
+            header=self.header,
+        )
+        self.trace: Trace = self.normalizer.trace
+        self.trace.header = self.header  # the same dict: it fills in as the exchange goes
+        self.description = f"live · {request.provider} · {request.model} · {safe_url}"
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[TransportEnd] | None = None
+        self._cancel_requested = False
+        self._t0 = 0.0
+        self._status: int | None = None
+        self._error_body = bytearray()
+        self._checked_events = 0
+        self._settled = False
+
+    # -- the Feed protocol ---------------------------------------------------
+
+    async def run(self, notify: Notify) -> None:
+        """Stream until the end, then settle the trace and the capture."""
+        self._loop = asyncio.get_running_loop()
+        self._t0 = self._loop.time()
+        self._task = asyncio.create_task(self._exchange(notify))
+        if self._cancel_requested:
+            self._task.cancel()
+        try:
+            end = await self._task
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            outer = task is not None and task.cancelling() > 0
+            why = "the inspector stopped" if outer else "cancelled by the user"
+            self._settle(TransportEnd("cancelled", self._now(), why))
+            notify()
+            if outer:
+                raise
+            return
+        self._settle(end)
+        notify()
+
+    def cancel(self) -> None:
+        """Stop the stream: it ends ``interrupted`` / ``cancelled``. Safe from any thread."""
+        self._cancel_requested = True
+        task, loop = self._task, self._loop
+        if task is not None and loop is not None and not task.done():
+            loop.call_soon_threadsafe(task.cancel)
+
+    # -- the exchange --------------------------------------------------------
+
+    async def _exchange(self, notify: Notify) -> TransportEnd:
+        request = self.request
+        loopback = is_loopback_url(request.url)
+        async with make_client(self.transport_timeout, loopback=loopback) as client:
+            outgoing = client.build_request(
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=orjson.dumps(request.body),
+                extensions={"trace": self._on_trace},
+            )
+            self._t0 = asyncio.get_running_loop().time()  # t = 0 of the capture
+            try:
+                response = await client.send(outgoing, stream=True)
+            except httpx.TransportError as exc:
+                return self._broken(exc)
+            try:
+                self._on_response(response)
+                notify()
+                if response.status_code >= 400:
+                    return await self._read_error(response)
+                return await self._read_stream(response, notify)
+            except httpx.TransportError as exc:
+                return self._broken(exc)
+            finally:
+                await response.aclose()
+
+    async def _on_trace(self, name: str, info: dict[str, Any]) -> None:
+        # httpx's trace extension: the moment the connection (and TLS) is up.
+        if name in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            self._timing("connect", overwrite=True)
+
+    def _on_response(self, response: httpx.Response) -> None:
+        self._timing("headers")
+        self._status = response.status_code
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        self.exchange["response"] = self.header["response"] = {
+            "status": response.status_code,
+            "http_version": response.http_version,
+            "headers": self._safe(redact_headers(headers)),
+        }
+        self.sink.open(self.header)
+
+    async def _read_stream(self, response: httpx.Response, notify: Notify) -> TransportEnd:
+        loop = asyncio.get_running_loop()
+        after_terminal = False
+        try:
+            async with asyncio.timeout(self._progress_deadline()) as clock:
+                async for data in response.aiter_bytes():
+                    self._receive(data)
+                    notify()
+                    if self._progressed():
+                        clock.reschedule(self._progress_deadline())
+                    if self.normalizer.machine.terminal and not after_terminal:
+                        after_terminal = True
+                        deadline = self._progress_deadline()
+                        grace = loop.time() + AFTER_TERMINAL_GRACE
+                        clock.reschedule(grace if deadline is None else min(deadline, grace))
+        except TimeoutError:
+            if after_terminal:
+                why = (
+                    "the server kept the connection open after the terminal event; "
+                    "closed by the inspector"
+                )
+            else:
+                why = f"nothing but heartbeats for {self.progress_timeout:g} s"
+            return TransportEnd("progress_timeout", self._now(), why)
+        return TransportEnd("eof", self._now())
+
+    async def _read_error(self, response: httpx.Response) -> TransportEnd:
+        # An error status: the body is an error object, not a stream. Keep it
+        # all (bounded), then let the adapter classify it.
+        async for data in response.aiter_bytes():
+            self._receive_error_chunk(data)
+            if len(self._error_body) >= MAX_ERROR_BODY:
+                why = f"the error body is longer than {MAX_ERROR_BODY} bytes; stopped reading"
+                return TransportEnd("cancelled", self._now(), why)
+        return TransportEnd("eof", self._now())
+
+    # -- per chunk -----------------------------------------------------------
+
+    def _receive(self, data: bytes) -> None:
+        t = self._now()
+        self._timing("first_byte", t)
+        self.exchange["timings"]["last_byte"] = round(t, 6)
+        self.sink.chunk(t, data)
+        self.normalizer.feed(data, t)
+
+    def _receive_error_chunk(self, data: bytes) -> None:
+        t = self._now()
+        self._timing("first_byte", t)
+        self.exchange["timings"]["last_byte"] = round(t, 6)
+        self.sink.chunk(t, data)
+        trace = self.trace
+        trace.chunks.append(Chunk(len(trace.chunks), trace.bytes_received, t, data))
+        self._error_body += data
+
+    def _progressed(self) -> bool:
+        """Whether a meaningful event arrived since the last call."""
+        trace = self.trace
+        progressed = False
+        for index in range(self._checked_events, len(trace.events)):
+            kind = trace.events[index]["type"]
+            if kind not in _NOT_PROGRESS:
+                progressed = True
+            if kind == "block.delta" and "first_content" not in self.exchange["timings"]:
+                # When the frame carrying it arrived, not when we looked.
+                frame = trace.event_frame[index]
+                self._timing("first_content", trace.frames[frame].time if frame >= 0 else None)
+        self._checked_events = len(trace.events)
+        return progressed
+
+    # -- the end -------------------------------------------------------------
+
+    def _settle(self, end: TransportEnd) -> None:
+        """Record how the stream ended: trace terminal state, capture end record."""
+        if self._settled:
+            return
+        self._settled = True
+        end = TransportEnd(end.reason, end.time, self._safe(end.error))
+        if self._status is not None and self._status >= 400 and not self.normalizer.finished:
+            self.normalizer.fail_http(self._status, bytes(self._error_body))
+        if self.normalizer.finished:
+            self.trace.transport_end = end
+        else:
+            self.normalizer.finish(end)
+        self._progressed()  # the last events' timings (first_content)
+        time = end.time if end.time is not None else self._now()
+        self.sink.close(self.header, end.reason, time, end.error)
+
+    def _broken(self, exc: httpx.TransportError) -> TransportEnd:
+        end = transport_end(exc, self.request.url, self._now(), self.transport_timeout)
+        return TransportEnd(end.reason, end.time, self._safe(end.error))
+
+    # -- helpers -------------------------------------------------------------
+
+    def _now(self) -> float:
+        return (self._loop.time() - self._t0) if self._loop is not None else 0.0
+
+    def _progress_deadline(self) -> float | None:
+        if self.progress_timeout is None:
+            return None
+        return asyncio.get_running_loop().time() + self.progress_timeout
+
+    def _timing(self, name: str, value: float | None = None, *, overwrite: bool = False) -> None:
+        timings = self.exchange["timings"]
+        if overwrite or name not in timings:
+            timings[name] = round(self._now() if value is None else value, 6)
+
+    def _safe(self, value: Any) -> Any:
+        return redacted(value, *self._secrets)

@@ -1,0 +1,140 @@
+"""API keys: where they come from, and how they are kept out of everything written.
+
+Keys are read from the environment only (never from a flag, which would land
+in shell history and ``ps``). Whatever live mode writes — the capture header,
+the exchange a view shows, an error message — goes through :func:`redacted`
+first: secret header values become ``[redacted]``, secret query parameters
+(Gemini's ``key=``) are removed from URLs, and the key itself is replaced
+wherever else it appears.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "REDACTED",
+    "MissingKey",
+    "is_loopback_url",
+    "redact_headers",
+    "redact_url",
+    "redacted",
+    "resolve_key",
+]
+
+REDACTED: Final = "[redacted]"
+
+#: Header names whose values are always secret.
+SECRET_HEADERS: Final = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key",
+     "cookie", "set-cookie", "openai-organization", "openai-project"}
+)  # fmt: skip
+#: A header with one of these words in its name (split at ``-`` and ``_``) is secret
+#: too; whole words only, so ``x-ratelimit-remaining-tokens`` stays readable.
+_SECRET_WORDS: Final = frozenset(
+    {"key", "apikey", "token", "secret", "password", "credential", "credentials", "auth",
+     "session"}
+)  # fmt: skip
+_WORD_SPLIT: Final = re.compile(r"[-_]")
+#: Query parameters removed from every recorded URL.
+SECRET_QUERY: Final = frozenset({"key", "api_key", "apikey", "access_token", "token"})
+#: Shorter "keys" are not scrubbed from free text: they would match ordinary words.
+_MIN_SCRUB: Final = 8
+
+_LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+class MissingKey(LookupError):
+    """No API key where the provider's key is expected; the message names the variable."""
+
+
+def is_loopback_url(url: str) -> bool:
+    """True when ``url`` points at this machine (127.0.0.0/8, ::1, localhost)."""
+    host = urlsplit(url).hostname or ""
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_key(
+    provider: str,
+    key_env: tuple[str, ...],
+    environ: Mapping[str, str],
+    *,
+    explicit_env: str | None = None,
+    url: str,
+) -> str | None:
+    """The API key for a request to ``url``, or None when none is needed.
+
+    ``explicit_env`` (``--api-key-env NAME``) must be set when given. Else the
+    provider's usual variables are tried in order. A server on loopback (a
+    local model server, ``inspector serve``) may be key-less, so there a
+    missing key is not an error: the request simply goes without one.
+    """
+    if explicit_env:
+        value = environ.get(explicit_env, "")
+        if not value:
+            raise MissingKey(
+                f"--api-key-env {explicit_env}: the variable {explicit_env} is not set"
+            )
+        return value
+    for name in key_env:
+        value = environ.get(name, "")
+        if value:
+            return value
+    if is_loopback_url(url):
+        return None
+    names = " or ".join(key_env)
+    raise MissingKey(
+        f"no API key for {provider}: set {names} (or name another variable with --api-key-env)"
+    )
+
+
+def redact_url(url: str) -> str:
+    """``url`` without secret query parameters (Gemini's ``key=``)."""
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if k.lower() not in SECRET_QUERY]  # fmt: skip
+    return urlunsplit(parts._replace(query=urlencode(kept)))
+
+
+def is_secret_header(name: str) -> bool:
+    """Whether a header's value must never be written."""
+    lowered = name.lower()
+    return lowered in SECRET_HEADERS or not _SECRET_WORDS.isdisjoint(_WORD_SPLIT.split(lowered))
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers with every secret value replaced by ``[redacted]`` (names kept)."""
+    return {k: REDACTED if is_secret_header(k) else v for k, v in headers.items()}
+
+
+def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(v, secrets) for v in value]
+    return value
+
+
+def redacted(value: Any, *secrets: str | None) -> Any:
+    """``value`` (any JSON-like structure) with each secret replaced wherever it occurs.
+
+    The belt to :func:`redact_headers`' braces: a key pasted into a
+    ``--header``, a URL or a request body is caught here too.
+    """
+    found = tuple(s for s in secrets if s and len(s) >= _MIN_SCRUB)
+    return _scrub(value, found) if found else value

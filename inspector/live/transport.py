@@ -1,0 +1,77 @@
+"""The httpx side of live mode: the client, and what each transport failure means.
+
+Every exception httpx can raise while a stream is open is turned into a
+:class:`~inspector.core.trace.TransportEnd` by one table,
+:data:`TRANSPORT_FAILURES`: the reason the capture's end record gets
+(``timeout`` or ``reset``) and a message a user can act on. No exception
+from the transport ever reaches the user as a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..core.trace import TransportEnd
+
+__all__ = ["TRANSPORT_FAILURES", "make_client", "transport_end"]
+
+# (exception class, end reason, message template); the first match wins, so
+# subclasses come before their bases.
+TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.TransportError], str, str], ...]] = (
+    (httpx.ConnectTimeout, "timeout", "could not connect to {host} within {timeout:g} s"),
+    (httpx.ReadTimeout, "timeout", "no bytes arrived from {host} for {timeout:g} s"),
+    (httpx.WriteTimeout, "timeout", "could not send the request to {host} within {timeout:g} s"),
+    (httpx.PoolTimeout, "timeout", "no connection to {host} was free within {timeout:g} s"),
+    (httpx.ConnectError, "reset", "could not connect to {host}: {detail}"),
+    (httpx.RemoteProtocolError, "reset", "{host} broke off the response: {detail}"),
+    (httpx.ReadError, "reset", "the connection to {host} broke while reading: {detail}"),
+    (httpx.WriteError, "reset", "the connection to {host} broke while sending: {detail}"),
+    (httpx.ProxyError, "reset", "the proxy refused the connection to {host}: {detail}"),
+    (httpx.TransportError, "reset", "transport error talking to {host}: {detail}"),
+)
+
+_ERRNO_PREFIX = re.compile(r"^\[Errno -?\d+\]\s*")
+
+
+def _detail(exc: BaseException) -> str:
+    # httpx wraps httpcore wraps anyio wraps the OSError whose text is the useful
+    # part ("Connection reset by peer"): walk the chain to the first words.
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = _ERRNO_PREFIX.sub("", str(current).strip())
+        if text:
+            return text[0].lower() + text[1:]
+        current = current.__cause__ or current.__context__
+    return type(exc).__name__
+
+
+def transport_end(exc: httpx.TransportError, url: str, time: float, timeout: float) -> TransportEnd:
+    """The end of a stream that ``exc`` broke, with a clear message."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2] or url
+    for kind, reason, template in TRANSPORT_FAILURES:
+        if isinstance(exc, kind):
+            message = template.format(host=host, timeout=timeout, detail=_detail(exc))
+            return TransportEnd(reason, time, message)
+    raise AssertionError("httpx.TransportError is the table's last row")  # pragma: no cover
+
+
+def make_client(transport_timeout: float, *, loopback: bool) -> httpx.AsyncClient:
+    """An async client: HTTP/2 where the server offers it, one timeout for every phase.
+
+    The transport timeout bounds connecting and each read (is the connection
+    alive?). Proxies from the environment are not used for loopback: a
+    replay server or local model server is reached directly.
+    """
+    return httpx.AsyncClient(
+        http2=True,
+        timeout=httpx.Timeout(transport_timeout),
+        trust_env=not loopback,
+        follow_redirects=False,
+    )

@@ -1,0 +1,266 @@
+"""The replay server's ASGI app (Starlette): provider endpoints that play recordings.
+
+``POST`` to a provider's streaming path plays the recording the request's
+``model`` names (Gemini: the model in the path), with its recorded timing
+divided by the speed, its recorded status and headers, and any faults the
+request asked for (:mod:`.faults`). ``GET /`` lists what is served.
+
+A TCP reset needs the connection's socket, which ASGI does not expose:
+:class:`Connections` is filled by the uvicorn protocol in :mod:`.runner`
+and looked up by the client's address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import socket
+import struct
+import termios
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Final
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..capture import Recording
+from .catalog import ENDPOINTS, Catalog, Entry
+from .errors import RETRY_AFTER_STATUSES, error_body
+from .faults import FAULT_HEADER, FAULTS, Close, FaultError, Faults, Send, Stall, parse_faults, plan
+
+__all__ = ["KEEPALIVES", "Connections", "create_app", "recorded_close"]
+
+#: What a stall sends to keep the line warm: the provider's own ping where it
+#: has one, else an SSE comment (valid for every provider).
+KEEPALIVES: Final[dict[str, bytes]] = {"anthropic": b'event: ping\ndata: {"type": "ping"}\n\n'}
+COMMENT_KEEPALIVE: Final = b": ping\n\n"
+
+#: Recorded response headers that describe the recorded connection, not the body.
+_NOT_REPLAYED: Final = frozenset(
+    {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive",
+     "date", "server", "set-cookie"}
+)  # fmt: skip
+#: How long to wait for written bytes to leave before a reset, and for the disconnect after.
+_DRAIN_LIMIT: Final = 2.0
+_AFTER_BREAK_LIMIT: Final = 5.0
+
+Log = Callable[[str], None]
+
+
+class Connections(dict[tuple[str, int], asyncio.Transport]):
+    """Open connections by client address, so a response can reset its own."""
+
+
+def _kernel_unsent(sock: Any) -> int:
+    """Bytes the kernel still holds for this socket, not yet acknowledged (Linux, macOS)."""
+    request = getattr(termios, "TIOCOUTQ", None)
+    if sock is None or request is None:
+        return 0
+    try:
+        answer = fcntl.ioctl(sock.fileno(), request, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int(struct.unpack("i", answer)[0])
+
+
+async def _break(connections: Connections, client: tuple[str, int] | None, how: str) -> None:
+    """Close the connection mid-body (FIN) or reset it (RST), once what was written has left."""
+    transport = connections.get(client) if client is not None else None
+    if transport is None:
+        # Not under our uvicorn protocol: breaking the response is the best we can do.
+        raise ConnectionAbortedError(f"{how} fault: the connection's socket is not reachable")
+    loop = asyncio.get_running_loop()
+    sock = transport.get_extra_info("socket")
+    give_up = loop.time() + _DRAIN_LIMIT
+    # Every byte written must have reached the client before the break: a reset
+    # throws away whatever is still queued, in asyncio's buffer or the kernel's.
+    while (transport.get_write_buffer_size() or _kernel_unsent(sock)) and loop.time() < give_up:
+        await asyncio.sleep(0.001)
+    if how == "reset":
+        if sock is not None:
+            # SO_LINGER with a zero timeout: closing sends RST instead of FIN.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+    else:
+        transport.close()
+    # Starlette cancels us as soon as the server sees the disconnect.
+    await asyncio.sleep(_AFTER_BREAK_LIMIT)
+
+
+def recorded_close(rec: Recording) -> str:
+    """How to end a replay of ``rec``: as its own transport ended, as far as a server can.
+
+    A recorded ``reset`` is replayed as a TCP reset when its error says the
+    connection was reset, else as a connection closed mid-body (what "peer
+    closed connection without sending complete message body" means). Every
+    other end is a normal end of the response.
+    """
+    end = rec.end
+    if end is None or end.reason != "reset":
+        return "cut"
+    return "reset" if "reset" in (end.error or "").lower() else "drop"
+
+
+async def _play(
+    steps: list[Any], connections: Connections, client: tuple[str, int] | None
+) -> AsyncIterator[bytes]:
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    shift = 0.0  # stalls push everything after them back
+    for step in steps:
+        if isinstance(step, Send):
+            delay = start + step.at + shift - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            yield step.data
+        elif isinstance(step, Stall):
+            until = loop.time() + step.seconds
+            while (left := until - loop.time()) > 0:
+                if step.every > 0:
+                    yield step.ping
+                await asyncio.sleep(min(step.every, left) if step.every > 0 else left)
+            shift += step.seconds
+        elif isinstance(step, Close) and step.how != "cut":
+            await _break(connections, client, step.how)
+
+
+def _replayed_headers(entry: Entry) -> dict[str, str]:
+    response = (entry.recording.header or {}).get("response") or {}
+    recorded = response.get("headers") if isinstance(response, dict) else None
+    headers = {
+        str(k).lower(): str(v)
+        for k, v in (recorded.items() if isinstance(recorded, dict) else [])
+        if str(k).lower() not in _NOT_REPLAYED
+    }
+    status = entry.recording.status or 200
+    headers.setdefault("content-type", "text/event-stream" if status < 400 else "application/json")
+    headers.setdefault("cache-control", "no-cache")
+    headers["x-inspector-capture"] = entry.name
+    return headers
+
+
+def _json_error(provider: str, status: int, message: str, faults: Faults | None = None) -> Response:
+    headers = {}
+    if status in RETRY_AFTER_STATUSES:
+        headers["retry-after"] = f"{faults.retry_after if faults else 1:g}"
+    return Response(
+        orjson.dumps(error_body(provider, status, message)),
+        status_code=status,
+        headers=headers,
+        media_type="application/json",
+    )
+
+
+def create_app(
+    catalog: Catalog,
+    *,
+    speed: float = 1.0,
+    connections: Connections | None = None,
+    log: Log | None = None,
+) -> Starlette:
+    """The Starlette app serving ``catalog`` at ``speed`` (0: no delays)."""
+    conns = connections if connections is not None else Connections()
+
+    def note(text: str) -> None:
+        if log is not None:
+            log(text)
+
+    async def play(request: Request, provider: str, model: str | None) -> Response:
+        path = request.url.path
+        # Answer only once the whole request is in: a client still sending its
+        # body when a reset fault hits gets a failed send, and asyncio then
+        # drops the response bytes it had already received.
+        await request.body()
+        try:
+            faults = parse_faults(request.query_params, request.headers.get(FAULT_HEADER))
+        except FaultError as exc:
+            note(f"{request.method} {path} → 400 ({exc})")
+            return _json_error(provider, 400, str(exc))
+        if faults.status is not None:
+            note(f"{request.method} {path} model={model} → {faults.status} (fault)")
+            return _json_error(provider, faults.status, "", faults)
+        entry = catalog.find(provider, model)
+        if entry is None:
+            served = ", ".join(catalog.names(provider)) or "none"
+            message = f"no capture named {model!r} is served on {path}; served: {served}"
+            note(f"{request.method} {path} model={model} → 404")
+            return _json_error(provider, 404, message)
+        rec = entry.recording
+        steps = plan(
+            rec.chunks,
+            faults,
+            speed=speed,
+            ping=KEEPALIVES.get(provider, COMMENT_KEEPALIVE),
+            recorded_close=recorded_close(rec),
+        )
+        status = rec.status or 200
+        described = faults.describe()
+        note(
+            f"{request.method} {path} model={model} → {entry.path} {status}"
+            + (f" [{described}]" if described else "")
+        )
+        client = (request.client.host, request.client.port) if request.client else None
+        return StreamingResponse(
+            _play(steps, conns, client), status_code=status, headers=_replayed_headers(entry)
+        )
+
+    async def body_model(request: Request, provider: str) -> tuple[str | None, Response | None]:
+        raw = await request.body()
+        try:
+            body = orjson.loads(raw) if raw.strip() else {}
+        except orjson.JSONDecodeError as exc:
+            return None, _json_error(provider, 400, f"the request body is not valid JSON ({exc})")
+        model = body.get("model") if isinstance(body, dict) else None
+        return (model if isinstance(model, str) else None), None
+
+    def body_endpoint(provider: str) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            model, problem = await body_model(request, provider)
+            return problem or await play(request, provider, model)
+
+        return endpoint
+
+    async def gemini(request: Request) -> Response:
+        model, _, action = request.path_params["target"].rpartition(":")
+        if action != "streamGenerateContent" or not model:
+            message = f"only :streamGenerateContent is served, not {request.url.path}"
+            return _json_error("gemini", 404, message)
+        return await play(request, "gemini", model)
+
+    async def index(request: Request) -> Response:
+        endpoints = {
+            ENDPOINTS[provider]: {
+                "provider": provider,
+                "captures": {
+                    name: catalog.by_provider[provider][name].summary()
+                    for name in catalog.names(provider)
+                },
+            }
+            for provider in ENDPOINTS
+            if provider in catalog.by_provider
+        }
+        return JSONResponse(
+            {
+                "server": "inspector replay server",
+                "speed": speed,
+                "usage": "POST to an endpoint with model=<capture name> (Gemini: the model in "
+                "the path); an endpoint with one capture plays it for any model",
+                "endpoints": endpoints,
+                "faults": {
+                    "how": f"query parameters, or one header {FAULT_HEADER}: name=value; ...",
+                    "kinds": {name: help_text for name, (_, help_text) in FAULTS.items()},
+                },
+                "skipped": catalog.skipped,
+            }
+        )
+
+    routes = [Route("/", index, methods=["GET"])]
+    routes += [
+        Route(ENDPOINTS[p], body_endpoint(p), methods=["POST"])
+        for p in ("openai-chat", "openai-responses", "anthropic")
+    ]
+    routes.append(Route("/v1beta/models/{target}", gemini, methods=["POST"]))
+    return Starlette(routes=routes)
