@@ -88,9 +88,11 @@ class LiveFeed:
         api_key: str | None = None,
         transport_timeout: float = DEFAULT_TRANSPORT_TIMEOUT,
         progress_timeout: float | None = DEFAULT_PROGRESS_TIMEOUT,
+        after_terminal_grace: float = AFTER_TERMINAL_GRACE,
         stream_id: str | None = None,
     ) -> None:
         self.request = request
+        self.after_terminal_grace = after_terminal_grace
         self.transport_timeout = transport_timeout
         self.progress_timeout = progress_timeout or None  # 0 turns the clock off
         self._secrets = _request_secrets(request, api_key)
@@ -223,7 +225,7 @@ class LiveFeed:
                     if self.normalizer.machine.terminal and not after_terminal:
                         after_terminal = True
                         deadline = self._progress_deadline()
-                        grace = loop.time() + AFTER_TERMINAL_GRACE
+                        grace = loop.time() + self.after_terminal_grace
                         clock.reschedule(grace if deadline is None else min(deadline, grace))
         except TimeoutError:
             if after_terminal:
