@@ -26,11 +26,18 @@ Unlike a browser, the decoder also reports comments (as frames with
 where each frame came from: its byte span in the stream, the chunks it was
 assembled from and the time its last byte arrived.
 
-Work is done per line on whole chunks with ``bytes.split``; a line that spans
-many chunks is accumulated without re-scanning, so feeding one byte at a time
-stays linear. Lines and frames are bounded: past the limit the decoder stops
-with :class:`FrameTooLarge` in :attr:`FrameDecoder.error`, having returned
-every frame completed before it.
+Work is done on whole chunks: one ``bytes.split`` on the line end the stream
+uses (LF, or CRLF throughout; a regex only for lone CRs or a mix), then one
+pass over the lines in which the usual event — ``data:``, or ``event:`` then
+``data:``, then a blank line — becomes a frame without touching the general
+per-field state (see ``_scan``). A line that spans many chunks is accumulated
+without re-scanning, so feeding one byte at a time stays linear. Lines and
+frames are bounded: past the limit the decoder stops with
+:class:`FrameTooLarge` in :attr:`FrameDecoder.error`, having returned every
+frame completed before it.
+
+:func:`parse_span` decodes one frame again from its bytes, which is what lets
+a :class:`~inspector.core.trace.Trace` store spans instead of frames.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ __all__ = [
     "FrameDecoder",
     "FrameTooLarge",
     "Tail",
+    "parse_span",
 ]
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
@@ -158,6 +166,7 @@ class FrameDecoder:
         self._retry: int | None = None
         self._block_start = -1
         self._block_chunk = 0
+        self._names: dict[bytes, str] = {}  # event name bytes -> shared str
 
     @property
     def bytes_fed(self) -> int:
@@ -247,54 +256,180 @@ class FrameDecoder:
     def _lines(
         self, segment: bytes, seg_start: int, first_chunk: int, ci: int, time: float
     ) -> list[Frame]:
+        # ``segment`` starts at a line start and ends in a line end or a partial line.
+        # Streams nearly always use one kind of line end throughout, LF or CRLF, and
+        # then one split gives the lines. Only a lone CR or a mix needs the regex.
         out: list[Frame] = []
-        if b"\r" in segment:
-            pieces = _LINE_END.split(segment)
-            lines = pieces[0::2]
-            seps = pieces[1::2]
-            self._skip_lf = segment.endswith(b"\r")
+        if b"\r" not in segment:
+            lines, step = segment.split(b"\n"), 1
         else:
-            lines = segment.split(b"\n")
-            seps = None
-        rest = lines.pop()
-        pos = seg_start
-        line_chunk = first_chunk
-        for i, line in enumerate(lines):
-            line_start = pos
-            pos += len(line) + (1 if seps is None else len(seps[i]))
+            lines, step = segment.split(b"\r\n"), 2
+            # CRLF throughout iff every CR and every LF is in one of the pairs.
+            if not len(lines) - 1 == segment.count(b"\r") == segment.count(b"\n"):
+                self._mixed(segment, seg_start, first_chunk, ci, time, out)
+                return self._done(out)
+        partial = lines.pop()
+        pos = self._scan(lines, step, seg_start, first_chunk, ci, time, out)
+        if pos >= 0:
+            self._hold(partial, pos, ci if lines else first_chunk)
+        return self._done(out)
+
+    def _scan(
+        self,
+        lines: list[bytes],
+        step: int,
+        pos: int,
+        line_chunk: int,
+        ci: int,
+        time: float,
+        out: list[Frame],
+    ) -> int:
+        """Interpret complete lines that each end in ``step`` bytes.
+
+        Returns the stream offset after the last line, or -1 when a size limit
+        stopped decoding. Most events are one ``data:`` line, or ``event:`` then
+        ``data:``, then a blank line: those are held in locals (``f_*``) and become
+        a frame at the blank line without touching the general per-field state —
+        this fast path is what makes decoding cost about one slice, one decode and
+        one :class:`Frame` per event. Any other line first hands what the fast path
+        holds to the general state (:meth:`_spill`), then goes through
+        :meth:`_line`, so both paths give exactly the same frames.
+        """
+        limit = min(self.max_line, self.max_frame)
+        f_start = -1  # where the event held by the fast path starts (-1: none)
+        f_chunk = 0
+        f_event: bytes | None = None  # its ``event:`` line
+        f_data: bytes | None = None  # its ``data:`` line
+        for line in lines:
+            end = pos + len(line) + step
             if not line:
-                if self._data:
-                    out.append(self._dispatch(pos, ci, time))
-                self._reset_block()
-            elif line[0] == 0x3A:  # ':'
-                text = line[2:] if line[1:2] == b" " else line[1:]
-                out.append(
-                    Frame(
-                        self._frames, "", "", self.last_event_id, None,
-                        text.decode("utf-8", "replace"),
-                        line_start, pos, line_chunk, ci, time,
-                    )
-                )  # fmt: skip
-                self._frames += 1
+                if f_data is not None:
+                    value = f_data[6:] if f_data[5:6] == b" " else f_data[5:]
+                    out.append(
+                        Frame(
+                            self._frames,
+                            self._name(f_event[6:]) if f_event is not None else "message",
+                            value.decode("utf-8", "replace"),
+                            self.last_event_id, None, None, f_start, end, f_chunk, ci, time,
+                        )
+                    )  # fmt: skip
+                    self._frames += 1
+                    f_start, f_event, f_data = -1, None, None
+                elif f_start >= 0:  # an ``event:`` line without data: nothing to dispatch
+                    f_start, f_event = -1, None
+                elif not self._line(line, pos, end, line_chunk, ci, time, out):
+                    return -1
+            elif (
+                f_data is None
+                and line[:5] == b"data:"
+                and self._block_start < 0
+                and len(line) <= limit
+            ):
+                f_data = line
+                if f_start < 0:
+                    f_start, f_chunk = pos, line_chunk
+            elif (
+                f_start < 0
+                and line[:6] == b"event:"
+                and self._block_start < 0
+                and len(line) <= limit
+            ):
+                f_event, f_start, f_chunk = line, pos, line_chunk
             else:
-                if self._block_start < 0:
-                    self._block_start = line_start
-                    self._block_chunk = line_chunk
-                if not self._field(line, line_start):
-                    return out
+                if f_start >= 0:
+                    self._spill(f_start, f_chunk, f_event, f_data)
+                    f_start, f_event, f_data = -1, None, None
+                if not self._line(line, pos, end, line_chunk, ci, time, out):
+                    return -1
+            pos = end
             line_chunk = ci
-            if len(line) > self.max_line:
-                self.error = FrameTooLarge("line", len(line), self.max_line, line_start)
-                return out
-        if rest:
-            self._buf += rest
-            self._buf_start = pos
-            self._buf_chunk = line_chunk
-            if len(rest) > self.max_line:
-                self.error = FrameTooLarge("line", len(rest), self.max_line, pos)
+        if f_start >= 0:
+            self._spill(f_start, f_chunk, f_event, f_data)
+        return pos
+
+    def _spill(self, start: int, chunk: int, event: bytes | None, data: bytes | None) -> None:
+        """Hand the fast path's held lines to the general state (within the limits)."""
+        self._block_start = start
+        self._block_chunk = chunk
+        for line in (event, data):
+            if line is not None:
+                self._field(line, start)
+
+    def _mixed(
+        self, segment: bytes, pos: int, line_chunk: int, ci: int, time: float, out: list[Frame]
+    ) -> None:
+        """Decode a segment with lone CRs or mixed line ends, one line at a time."""
+        pieces = _LINE_END.split(segment)
+        self._skip_lf = segment.endswith(b"\r")
+        partial = pieces.pop()
+        for i in range(0, len(pieces), 2):
+            line = pieces[i]
+            line_end = pos + len(line) + len(pieces[i + 1])
+            if not self._line(line, pos, line_end, line_chunk, ci, time, out):
+                return
+            pos = line_end
+            line_chunk = ci
+        self._hold(partial, pos, line_chunk)
+
+    def _done(self, out: list[Frame]) -> list[Frame]:
         if out:
             self._last_frame = out[-1]
         return out
+
+    def _line(
+        self,
+        line: bytes,
+        line_start: int,
+        line_end: int,
+        line_chunk: int,
+        ci: int,
+        time: float,
+        out: list[Frame],
+    ) -> bool:
+        """Interpret one complete line; False when a size limit stopped decoding."""
+        if not line:
+            if self._data:
+                out.append(self._dispatch(line_end, ci, time))
+            self._reset_block()
+        elif line[0] == 0x3A:  # ':'
+            text = line[2:] if line[1:2] == b" " else line[1:]
+            out.append(
+                Frame(
+                    self._frames, "", "", self.last_event_id, None,
+                    text.decode("utf-8", "replace"),
+                    line_start, line_end, line_chunk, ci, time,
+                )
+            )  # fmt: skip
+            self._frames += 1
+        else:
+            if self._block_start < 0:
+                self._block_start = line_start
+                self._block_chunk = line_chunk
+            if not self._field(line, line_start):
+                return False
+        if len(line) > self.max_line:
+            self.error = FrameTooLarge("line", len(line), self.max_line, line_start)
+            return False
+        return True
+
+    def _name(self, raw: bytes) -> str:
+        """The event type named by an ``event:`` value (one leading space dropped)."""
+        name = self._names.get(raw)
+        if name is None:
+            value = raw[1:] if raw[:1] == b" " else raw
+            name = value.decode("utf-8", "replace") if value else "message"
+            if len(self._names) < 256:  # names repeat: decode once, share one str
+                self._names[raw] = name
+        return name
+
+    def _hold(self, partial: bytes, start: int, chunk: int) -> None:
+        """Keep the unterminated last line until its line end arrives."""
+        if partial:
+            self._buf += partial
+            self._buf_start = start
+            self._buf_chunk = chunk
+            if len(partial) > self.max_line:
+                self.error = FrameTooLarge("line", len(partial), self.max_line, start)
 
     def _field(self, line: bytes, line_start: int) -> bool:
         colon = line.find(b":")
@@ -346,3 +481,26 @@ class FrameDecoder:
         self._event = None
         self._retry = None
         self._block_start = -1
+
+
+def parse_span(raw: bytes) -> tuple[str, str, int | None, str | None]:
+    """Decode one frame again from its wire bytes: ``(event, data, retry, comment)``.
+
+    ``raw`` is exactly a frame's span (``stream[frame.start:frame.end]``), so a
+    trace can keep bytes and offsets instead of :class:`Frame` objects and
+    rebuild any frame on demand. The ``id`` is not in the span (it is the
+    last-event-ID buffer, which persists across events), so the caller keeps it.
+    """
+    if raw[:6] == b"data: " and raw[-2:] == b"\n\n" and raw.count(b"\n") == 2 and b"\r" not in raw:
+        return "message", raw[6:-2].decode("utf-8", "replace"), None, None  # the usual shape
+    # The span's lines are all there is, so a size limit of its length never trips;
+    # and it starts mid-stream, where leading EF BB BF bytes are not a BOM.
+    decoder = FrameDecoder(max_line=len(raw), max_frame=len(raw))
+    decoder._bom_state = 1
+    frames = decoder.feed(raw)
+    if not frames:
+        raise ValueError(f"{raw[:40]!r} is not the span of a frame")
+    # An event's span may hold comment lines too; they are frames of their own.
+    events = [f for f in frames if f.comment is None]
+    frame = events[-1] if events else frames[0]
+    return frame.event, frame.data, frame.retry, frame.comment
