@@ -38,7 +38,7 @@ from .actions import (
     Start,
 )
 from .errors import error_object
-from .trace import Ignored, Trace, Transition, TransportEnd, Violation
+from .trace import Ignored, IntColumn, Trace, Transition, TransportEnd, Violation
 
 __all__ = [
     "BLOCK_TRANSITIONS",
@@ -173,7 +173,7 @@ class StreamMachine:
     def apply(self, action: Action, frame: int = -1) -> None:
         """Apply one action caused by frame ``frame`` (-1: no frame)."""
         self.frame = frame
-        if self.terminal:
+        if self.state in TERMINAL_STATES:
             self.trace.ignored.append(
                 Ignored(frame, "arrived after the terminal event", "after_terminal")
             )
@@ -243,26 +243,34 @@ class StreamMachine:
         self._block(block, "start")
 
     def _delta(self, action: Delta) -> None:
-        self._ensure_started()
+        # The hot path: most of a stream is deltas for a block already open, which
+        # also proves the stream started, so no other check is needed.
         block = self.open_blocks.get(action.index)
-        if block is None:
-            self._reject(2, self._not_open(action.index, "a delta"))
+        kind = action.kind
+        if block is None or kind not in DELTA_KINDS:
+            self._ensure_started()
+            if block is None:
+                self._reject(2, self._not_open(action.index, "a delta"))
+            else:
+                self._reject(2, f"unknown delta kind {kind!r} for b_{action.index}")
             return
-        if action.kind not in DELTA_KINDS:
-            self._reject(2, f"unknown delta kind {action.kind!r} for b_{action.index}")
-            return
-        if action.kind == "signature":
-            block.signature.append(action.text)
-        elif action.kind == "citation":
+        if self.state == "open":
+            self._stream("content")
+        trace = self.trace
+        if kind == "citation":
             block.citations.append(action.citation)
+            delta = {"kind": kind, "text": action.text, "citation": action.citation}
+            self._emit("block.delta", {"block": block.ref, "delta": delta})
+            index = len(trace.event_frame) - 1
         else:
-            block.parts.append(action.text)
-        delta: dict[str, Any] = {"kind": action.kind, "text": action.text}
-        if action.kind == "citation":
-            delta["citation"] = action.citation
-        self._content()
-        self._emit("block.delta", {"block": block.ref, "delta": delta})
-        self.trace.block_events[block.index].append(len(self.trace.events) - 1)
+            if kind == "signature":
+                block.signature.append(action.text)
+            else:
+                block.parts.append(action.text)
+            # Stored compactly: the event keeps the very str the block buffer holds.
+            index = trace.events.append_delta(block.ref, kind, action.text)
+            trace.event_frame.append(self.frame)
+        trace.block_events[block.index].append(index)
 
     def _close(self, action: CloseBlock) -> None:
         self._ensure_started()
@@ -381,7 +389,7 @@ class StreamMachine:
             Transition(block.id, block.state, after, caused_by, self.frame)
         )
         if trigger == "start":
-            self.trace.block_events[block.index] = [caused_by]
+            self.trace.block_events[block.index] = IntColumn([caused_by])
         elif trigger == "stop":
             self.trace.block_events[block.index].append(caused_by)
         block.state = after

@@ -14,9 +14,9 @@ from typing import Any
 
 from .actions import Heartbeat
 from .adapters import Adapter, adapter_for
-from .machine import StreamMachine
-from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, FrameDecoder
-from .trace import Chunk, Ignored, Trace, TransportEnd
+from .machine import TERMINAL_STATES, StreamMachine
+from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Frame, FrameDecoder
+from .trace import Ignored, Trace, TransportEnd
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
 
@@ -52,31 +52,51 @@ class Normalizer:
         self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
         self.machine = StreamMachine(self.trace, self.adapter.provider)
         self.finished = False
+        # The last frame decoded and its end when recorded: the decoder may still
+        # extend that span by one byte (see FrameDecoder.feed).
+        self._last_frame: Frame | None = None
+        self._last_end = 0
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
         trace = self.trace
-        trace.chunks.append(Chunk(len(trace.chunks), self.decoder.bytes_fed, time, data))
-        frames = self.decoder.feed(data, time)
+        decoder = self.decoder
+        trace.chunks.add(decoder.bytes_fed, time, data)
+        frames = decoder.feed(data, time)
+        last = self._last_frame
+        if last is not None and last.end != self._last_end:
+            # The LF of a CRLF split across chunks joined the previous frame's span.
+            trace.frames.set_end(last.index, last.end)
+            self._last_end = last.end
+        if not frames:
+            self._after_decoder()
+            return
+        trace.frames.extend(frames)
         machine = self.machine
-        adapter = self.adapter
+        adapter_feed = self.adapter.feed
+        apply = machine.apply
         starts = trace.frame_event_start
-        events = trace.events
+        # One entry per event, and an array: its len() is cheaper than the event log's.
+        event_frame = trace.event_frame
         for frame in frames:
-            trace.frames.append(frame)
-            starts.append(len(events))
-            if machine.terminal:
+            starts.append(len(event_frame))
+            if machine.state in TERMINAL_STATES:
                 trace.ignored.append(
                     Ignored(frame.index, "arrived after the terminal event", "after_terminal")
                 )
             elif frame.comment is not None:
-                machine.apply(Heartbeat("comment"), frame.index)
+                apply(Heartbeat("comment"), frame.index)
             else:
-                for action in adapter.feed(frame):
-                    machine.apply(action, frame.index)
-        if self.decoder.error is not None and trace.decoder_error is None:
-            trace.decoder_error = str(self.decoder.error)
-            self.machine.fail("protocol_error", trace.decoder_error)
+                for action in adapter_feed(frame):
+                    apply(action, frame.index)
+        self._last_frame = last = frames[-1]
+        self._last_end = last.end
+        self._after_decoder()
+
+    def _after_decoder(self) -> None:
+        if self.decoder.error is not None and self.trace.decoder_error is None:
+            self.trace.decoder_error = str(self.decoder.error)
+            self.machine.fail("protocol_error", self.trace.decoder_error)
 
     def finish(self, end: TransportEnd | None = None) -> Trace:
         """The transport ended: close the decoder and settle the terminal state."""

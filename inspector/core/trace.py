@@ -11,20 +11,57 @@ Events produced by one frame are contiguous, so ``frame_event_start[i]`` is
 enough to map a frame to its events and, with a bisect, an event to its
 frame. Only the normalizer appends; views read. Nothing is ever removed:
 frames after the terminal event stay, marked as ignored.
+
+Storage
+-------
+A trace of a long stream must stay small (a loaded capture costs at most a
+few times its own size) and cheap to grow, so the bulky parts are kept
+compactly and rebuilt on access; each behaves as a read-only sequence
+(``len``, ``[i]`` with negative indices and slices, iteration, ``==`` against a
+list) plus ``append``:
+
+- :class:`ChunkLog` keeps every received byte in one buffer, with per-chunk
+  offsets and times; ``chunks[i]`` builds the :class:`Chunk`.
+- :class:`FrameLog` keeps each frame's byte span, chunk links, time and id;
+  ``frames[i]`` decodes the span again (:func:`~inspector.core.sse.parse_span`).
+- :class:`EventLog` keeps each ``block.delta`` as its text and block index and
+  builds the contract dict on access; other events are kept as given.
+- :class:`IntColumn` (``frame_event_start``, ``event_frame``, the lists in
+  ``block_events``) is an ``array`` of 64-bit integers.
+
+None of these hold objects the garbage collector has to track per element,
+which is also what keeps appending fast. Objects handed out are built fresh:
+treat them as read-only.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast, overload
 
-from .sse import Frame, Tail
+from .sse import Frame, Tail, parse_span
 
-__all__ = ["Chunk", "Ignored", "Trace", "Transition", "TransportEnd", "Violation"]
+__all__ = [
+    "Chunk",
+    "ChunkLog",
+    "EventLog",
+    "FrameLog",
+    "Ignored",
+    "IntColumn",
+    "Trace",
+    "Transition",
+    "TransportEnd",
+    "Violation",
+]
 
 Event = dict[str, Any]
+T = TypeVar("T")
 
 TRANSPORT_END_REASONS = ("eof", "reset", "timeout", "progress_timeout", "cancelled")
+
+TERMINAL_TYPES: Final = ("stream.done", "stream.error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +120,272 @@ class Ignored:
     code: str
 
 
+# -- compact sequences ---------------------------------------------------------
+
+if TYPE_CHECKING:
+    _IntArray = array[int]
+else:
+    _IntArray = array
+
+
+def _same_items(left: Sequence[Any], right: object) -> bool:
+    if not isinstance(right, Sequence) or isinstance(right, str | bytes):
+        return False
+    return len(left) == len(right) and all(a == b for a, b in zip(left, right, strict=True))
+
+
+class IntColumn(_IntArray):
+    """A growable column of integers, 8 bytes each, equal to a list of the same ints."""
+
+    def __new__(cls, values: Iterable[int] = ()) -> IntColumn:
+        return cast(IntColumn, super().__new__(cls, "q", values))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, array):
+            return array.__eq__(self, other)
+        return _same_items(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"IntColumn({self.tolist()!r})"
+
+
+class _Log(Sequence[T]):
+    """Read-only sequence behaviour shared by the logs: slices, equality, repr."""
+
+    def _get(self, index: int) -> T:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self._get(i) for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"{type(self).__name__} index out of range")
+        return self._get(index)
+
+    def __iter__(self) -> Iterator[T]:
+        get = self._get
+        for i in range(len(self)):
+            yield get(i)
+
+    def __eq__(self, other: object) -> bool:
+        return _same_items(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {len(self)}>"
+
+
+class ChunkLog(_Log[Chunk]):
+    """Received chunks: all bytes in one buffer, offsets and times in columns.
+
+    A chunk's ``index`` is its position: chunks are appended in the order
+    received.
+    """
+
+    def __init__(self, chunks: Iterable[Chunk] = ()) -> None:
+        self._bytes = bytearray()
+        self._at = IntColumn()  # where each chunk's bytes start in _bytes
+        self._offset = IntColumn()  # Chunk.offset: its place in the stream
+        self._time = array("d")
+        for chunk in chunks:
+            self.append(chunk)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def _get(self, index: int) -> Chunk:
+        at = self._at[index]
+        end = self._at[index + 1] if index + 1 < len(self._at) else len(self._bytes)
+        return Chunk(index, self._offset[index], self._time[index], bytes(self._bytes[at:end]))
+
+    def append(self, chunk: Chunk) -> None:
+        """Record one chunk (its ``index`` is taken to be its position)."""
+        self.add(chunk.offset, chunk.time, chunk.data)
+
+    def add(self, offset: int, time: float, data: bytes) -> None:
+        """Record one chunk without building a :class:`Chunk` first."""
+        self._at.append(len(self._bytes))
+        self._offset.append(offset)
+        self._time.append(time)
+        self._bytes += data
+
+    @property
+    def bytes_received(self) -> int:
+        """Stream offset just past the last chunk (0 when there is none)."""
+        if not self._at:
+            return 0
+        return self._offset[-1] + len(self._bytes) - self._at[-1]
+
+    @property
+    def stored_bytes(self) -> int:
+        """Bytes held in the buffer: the sum of every chunk's length."""
+        return len(self._bytes)
+
+    def time_of(self, index: int) -> float:
+        """Arrival time of chunk ``index``, without building the chunk."""
+        return self._time[index]
+
+    def span(self, start: int, end: int) -> bytes:
+        """The stream's bytes from offset ``start`` to ``end``.
+
+        Stream offsets and buffer positions agree whenever the chunks hold the
+        stream from its first byte, as a normalizer's trace does.
+        """
+        return bytes(self._bytes[start:end])
+
+
+class FrameLog(_Log[Frame]):
+    """Decoded frames, kept as spans into the chunk bytes and decoded on access.
+
+    A frame's ``event``/``data``/``retry``/``comment`` are all in its wire
+    bytes, so only the span, chunk links, time and last-event-ID are stored
+    (about 48 bytes a frame rather than the frame object and its data string).
+    A frame whose bytes are not in :attr:`chunks` (built by hand, say) is kept
+    whole.
+    """
+
+    def __init__(self, chunks: ChunkLog) -> None:
+        self.chunks = chunks
+        self._spans = IntColumn()  # start, end, first_chunk, last_chunk per frame
+        self._time = array("d")
+        self._ids: list[str] = []  # the same str object repeats until the id changes
+        self._whole: dict[int, Frame] = {}
+
+    def __len__(self) -> int:
+        return len(self._time)
+
+    def _get(self, index: int) -> Frame:
+        whole = self._whole.get(index)
+        if whole is not None:
+            return whole
+        at = 4 * index
+        start, end, first_chunk, last_chunk = self._spans[at : at + 4]
+        event, data, retry, comment = parse_span(self.chunks.span(start, end))
+        return Frame(
+            index, event, data, self._ids[index], retry, comment,
+            start, end, first_chunk, last_chunk, self._time[index],
+        )  # fmt: skip
+
+    def append(self, frame: Frame) -> None:
+        """Record one frame (its ``index`` is taken to be its position)."""
+        self.extend((frame,))
+
+    def extend(self, frames: Sequence[Frame]) -> None:
+        """Record frames in order; one column at a time is cheaper than frame by frame."""
+        stored = len(self.chunks._bytes)
+        if frames and frames[-1].end > stored:  # frames end in order: the last ends last
+            for i, frame in enumerate(frames, start=len(self._time)):
+                if frame.end > stored:
+                    self._whole[i] = frame
+        self._spans.extend(
+            [value for f in frames for value in (f.start, f.end, f.first_chunk, f.last_chunk)]
+        )
+        self._time.extend([f.time for f in frames])
+        self._ids.extend([f.id for f in frames])  # the decoder shares one str per id value
+
+    def set_end(self, index: int, end: int) -> None:
+        """The decoder extended a frame's span (the LF of a CRLF in the next chunk)."""
+        self._spans[4 * index + 1] = end
+
+    def span_of(self, index: int) -> tuple[int, int]:
+        """``(start, end)`` byte offsets of frame ``index``, without decoding it."""
+        at = 4 * (index % len(self) if index < 0 else index)
+        return self._spans[at], self._spans[at + 1]
+
+    def chunks_of(self, index: int) -> range:
+        """Indices of the chunks that carried frame ``index``, without decoding it."""
+        at = 4 * (index % len(self) if index < 0 else index)
+        return range(self._spans[at + 2], self._spans[at + 3] + 1)
+
+    def time_of(self, index: int) -> float:
+        """Arrival time of frame ``index``, without decoding it."""
+        return self._time[index]
+
+
+# Event shapes in EventLog: FULL keeps the whole dict; the others are block.delta
+# events of that delta kind, kept as (block index, text).
+_FULL: Final = 0
+_DELTA_KINDS: Final = ("text", "json_text", "signature")
+_DELTA_CODE: Final = {kind: code for code, kind in enumerate(_DELTA_KINDS, start=1)}
+
+
+class EventLog(_Log[Event]):
+    """Contract events. A plain ``block.delta`` — most of any stream — is stored
+    as its kind, block index and text (the text shared with the machine's block
+    buffer) and built as a dict on access; every other event is kept as given.
+    """
+
+    def __init__(self, stream_id: str) -> None:
+        self.stream_id = stream_id
+        self._codes = bytearray()
+        self._blocks = array("i")  # block index of a compact delta, else -1
+        self._payload: list[Any] = []  # the event dict, or a compact delta's text
+        self._refs: dict[int, dict[str, Any]] = {}  # block index -> its shared ``block``
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def _get(self, index: int) -> Event:
+        code = self._codes[index]
+        if code == _FULL:
+            event: Event = self._payload[index]
+            return event
+        return {
+            "stream_id": self.stream_id,
+            "seq": index + 1,
+            "type": "block.delta",
+            "block": self._refs[self._blocks[index]],
+            "delta": {"kind": _DELTA_KINDS[code - 1], "text": self._payload[index]},
+        }
+
+    def append(self, event: Event) -> None:
+        """Record one complete event dict, kept as it is."""
+        self._codes.append(_FULL)
+        self._blocks.append(-1)
+        self._payload.append(event)
+
+    def append_delta(self, block: dict[str, Any], kind: str, text: str) -> int:
+        """Record a ``block.delta`` of ``kind`` (text, json_text or signature).
+
+        Returns the new event's index.
+        """
+        index: int = block["index"]
+        self._refs[index] = block
+        self._codes.append(_DELTA_CODE[kind])
+        self._blocks.append(index)
+        self._payload.append(text)
+        return len(self._codes) - 1
+
+    def type_of(self, index: int) -> str:
+        """The ``type`` of event ``index``, without building the event."""
+        code = self._codes[index]
+        if code == _FULL:
+            kind: str = self._payload[index]["type"]
+            return kind
+        return "block.delta"
+
+
 @dataclass
 class Trace:
     """Everything recorded for one stream; see the module docstring."""
@@ -91,19 +394,24 @@ class Trace:
     provider: str | None = None
     source: str | None = None
     header: dict[str, Any] | None = None
-    chunks: list[Chunk] = field(default_factory=list)
-    frames: list[Frame] = field(default_factory=list)
-    frame_event_start: list[int] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    event_frame: list[int] = field(default_factory=list)
+    chunks: ChunkLog = field(init=False)
+    frames: FrameLog = field(init=False)
+    frame_event_start: IntColumn = field(init=False, default_factory=IntColumn)
+    events: EventLog = field(init=False)
+    event_frame: IntColumn = field(init=False, default_factory=IntColumn)
     transitions: list[Transition] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     ignored: list[Ignored] = field(default_factory=list)
-    block_events: dict[int, list[int]] = field(default_factory=dict)
+    block_events: dict[int, IntColumn] = field(default_factory=dict)
     tail: Tail | None = None
     transport_end: TransportEnd | None = None
     decoder_error: str | None = None
     problems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.chunks = ChunkLog()
+        self.frames = FrameLog(self.chunks)
+        self.events = EventLog(self.stream_id)
 
     # -- reading -----------------------------------------------------------
 
@@ -118,17 +426,15 @@ class Trace:
     @property
     def terminal_event(self) -> Event | None:
         """The ``stream.done`` / ``stream.error`` event, if the stream ended."""
-        if self.events and self.events[-1]["type"] in ("stream.done", "stream.error"):
-            return self.events[-1]
+        if self.events and self.events.type_of(-1) in TERMINAL_TYPES:
+            event: Event = self.events[-1]
+            return event
         return None
 
     @property
     def bytes_received(self) -> int:
         """Total bytes in all chunks."""
-        if not self.chunks:
-            return 0
-        last = self.chunks[-1]
-        return last.offset + len(last.data)
+        return self.chunks.bytes_received
 
     def events_of_frame(self, frame: int) -> range:
         """Indices into :attr:`events` produced by frame ``frame``."""
@@ -158,8 +464,7 @@ class Trace:
 
     def chunks_of_frame(self, frame: int) -> range:
         """Indices into :attr:`chunks` that carried frame ``frame``'s bytes."""
-        f = self.frames[frame]
-        return range(f.first_chunk, f.last_chunk + 1)
+        return self.frames.chunks_of(frame)
 
     def ignored_frames(self) -> dict[int, Ignored]:
         """Ignored frames by frame index."""
