@@ -31,7 +31,7 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, frame_json, int_or_none
+from .base import Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
 
@@ -82,12 +82,14 @@ class OpenAIChatAdapter(Adapter):
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame; see the module's table of final signals."""
-        if frame.data == "[DONE]":
+        data = frame.data
+        if data == "[DONE]":
             return self._done()
-        chunk, problem = frame_json(frame)
-        if problem is not None:
-            return [problem]
-        if not isinstance(chunk, Mapping):
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            return [json_problem(frame, exc)]
+        if not isinstance(chunk, dict):
             return [Ignore(f"frame {frame.index}: data is JSON but not an object")]
         out: list[Action] = []
         if not self.started:
@@ -95,20 +97,22 @@ class OpenAIChatAdapter(Adapter):
             self.model = chunk.get("model")
             out.append(Start(self.model))
         error = chunk.get("error")
-        if isinstance(error, Mapping):
+        if isinstance(error, dict):
             out.append(fail_from_error_object(error))
             return out
-        if isinstance(chunk.get("model"), str):
-            self.model = chunk["model"]
-        if isinstance(chunk.get("id"), str):
-            self.response_id = chunk["id"]
+        model = chunk.get("model")
+        if isinstance(model, str):
+            self.model = model
+        response_id = chunk.get("id")
+        if isinstance(response_id, str):
+            self.response_id = response_id
         usage = chunk.get("usage")
-        if isinstance(usage, Mapping):
+        if isinstance(usage, dict):
             self.usage = normalize_usage(usage)
         choices = chunk.get("choices")
         if isinstance(choices, list):
             for choice in choices:
-                if isinstance(choice, Mapping):
+                if isinstance(choice, dict):
                     self._choice(choice, frame, out)
         elif "choices" not in chunk and "usage" not in chunk:
             out.append(Ignore(f"frame {frame.index}: a chunk without choices or usage"))
@@ -127,8 +131,21 @@ class OpenAIChatAdapter(Adapter):
             self._warn_once("choice", f"frame {frame.index}: choices other than 0 are ignored", out)
             return
         delta = choice.get("delta")
-        if isinstance(delta, Mapping):
-            self._delta(delta, frame, out)
+        if isinstance(delta, dict):
+            text = delta.get("content")
+            block = self.text_block
+            if (
+                len(delta) == 1
+                and block is not None
+                and block[0] == "content"
+                and isinstance(text, str)
+                and text
+            ):
+                # Nearly every chunk after the first: {"content": "..."} for the open
+                # text block. The same result as _delta, without its scan of every field.
+                out.append(Delta(block[1], "text", text))
+            else:
+                self._delta(delta, frame, out)
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and finish and self.finish_reason is None:
             self.finish_reason = finish
@@ -143,10 +160,10 @@ class OpenAIChatAdapter(Adapter):
         tool_calls = delta.get("tool_calls")
         if isinstance(tool_calls, list):
             for call in tool_calls:
-                if isinstance(call, Mapping):
+                if isinstance(call, dict):
                     self._tool_call(call, out)
         legacy = delta.get("function_call")
-        if isinstance(legacy, Mapping):
+        if isinstance(legacy, dict):
             self._tool_call({"index": 0, "function": legacy}, out)
         annotations = delta.get("annotations")
         if isinstance(annotations, list) and annotations:
@@ -172,7 +189,7 @@ class OpenAIChatAdapter(Adapter):
         if not isinstance(tool_index, int):
             tool_index = 0
         function = call.get("function")
-        function = function if isinstance(function, Mapping) else {}
+        function = function if isinstance(function, dict) else {}
         block = self.tool_blocks.get(tool_index)
         if block is None:
             if self.text_block is not None:
@@ -194,7 +211,7 @@ class OpenAIChatAdapter(Adapter):
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments:
             out.append(Delta(block, "json_text", arguments))
-        elif isinstance(arguments, Mapping):
+        elif isinstance(arguments, dict):
             # Some compatible servers send arguments as an object, not a string.
             out.append(Delta(block, "json_text", orjson.dumps(arguments).decode()))
 
@@ -245,10 +262,10 @@ def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
         "output_tokens": int_or_none(usage.get("completion_tokens")),
     }
     details = usage.get("completion_tokens_details")
-    if isinstance(details, Mapping) and int_or_none(details.get("reasoning_tokens")) is not None:
+    if isinstance(details, dict) and int_or_none(details.get("reasoning_tokens")) is not None:
         out["reasoning_tokens"] = details["reasoning_tokens"]
     prompt_details = usage.get("prompt_tokens_details")
-    if isinstance(prompt_details, Mapping):
+    if isinstance(prompt_details, dict):
         cached = int_or_none(prompt_details.get("cached_tokens"))
         if cached is not None:
             out["cached_input_tokens"] = cached
