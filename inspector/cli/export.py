@@ -1,0 +1,78 @@
+"""``inspector export PATH... -o DIR``: anonymized captures ready for a test suite."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..export import TEXT_MODES, ExportError, ExportOptions, export_paths
+from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_provider_option, error
+
+
+def register(sub: Any) -> None:
+    """Add the ``export`` subcommand."""
+    parser = sub.add_parser(
+        "export",
+        help="anonymize captures and write them with their golden events",
+        description=(
+            "For each capture or raw SSE file (directories are searched), write into DIR "
+            "the anonymized capture (same format, timing and chunking), its golden "
+            "NAME.events.jsonl (what `inspector events` prints for it), NAME.report.json "
+            "(what was removed and kept — never the values) and, with --pytest, a "
+            "ready-to-run test_NAME.py. Secrets, e-mail addresses and the request's prompt "
+            "are always removed, ids pseudonymized. Every export is verified: the "
+            "anonymized capture must normalize to the same skeleton, and no removed secret "
+            "may remain in any output. Exit 0 when every file was exported, 1 when one "
+            "failed verification or could not be read, 2 on bad usage."
+        ),
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="captures, raw SSE files or directories"
+    )
+    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+    parser.add_argument(
+        "--text",
+        choices=TEXT_MODES,
+        default="keep",
+        help="keep the model's text, or mask it and tool-argument values character for "
+        "character (letters -> x, digits -> 0); default: keep",
+    )
+    parser.add_argument("--name", help="base name of the outputs (one input only)")
+    parser.add_argument("--pytest", action="store_true", help="also write test_NAME.py")
+    parser.add_argument(
+        "--keep-request",
+        action="store_true",
+        help="keep the recorded request's prompt (secrets are removed anyway)",
+    )
+    add_provider_option(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export every input; print each report, or why it failed."""
+    options = ExportOptions(
+        text=args.text,
+        keep_request=args.keep_request,
+        pytest=args.pytest,
+        name=args.name,
+        provider=args.provider,
+    )
+    status = EXIT_OK
+    exported = total = 0
+    try:
+        for outcome in export_paths(args.paths, args.output, options):
+            total += 1
+            if outcome.result is not None:
+                exported += 1
+                print("\n".join(outcome.result.summary()), flush=True)
+            else:
+                error(outcome.error or f"{outcome.source}: not exported")
+                status = EXIT_PROBLEM
+    except ExportError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    if total == 0:
+        error("no stream files found")
+        return EXIT_USAGE
+    print(f"exported {exported} of {total} files into {args.output}")
+    return status

@@ -1,0 +1,390 @@
+"""Record → anonymize → export: a capture made safe to commit to a test suite.
+
+:func:`export_capture` is the one entry point (the CLI's ``inspector export``
+and the TUI's export dialog both call it). For one capture or raw SSE file it
+
+1. anonymizes the recording (:func:`anonymize`): the header record
+   (:mod:`.request`) and the stream body byte for byte (:mod:`.rewrite`) —
+   same chunks, same timing, same frame boundaries;
+2. normalizes the original and the anonymized capture and compares their
+   skeletons (:mod:`.skeleton`) and their chunking: any difference aborts;
+3. renders the outputs — the anonymized capture, its golden
+   ``.events.jsonl`` (exactly what ``inspector events`` prints for it), with
+   ``pytest=True`` a test module (:mod:`.pytest_file`), and the redaction
+   report (:mod:`.report`);
+4. scans every output for every secret it removed (:mod:`.leaks`): a hit
+   aborts;
+5. only then writes the files.
+
+Problems are raised as :class:`ExportError` with a message meant for the
+user; nothing is written when an export fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from ..capture import Recording, chunk_record, load_recording, parse_recording
+from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
+from ..core.trace import Trace, TransportEnd
+from ..session import guess_provider, trace_recording
+from .leaks import scan_outputs
+from .ledger import Context, Ledger
+from .pseudonyms import Pseudonymizer
+from .pytest_file import pytest_file_name, render_pytest
+from .report import build_report, report_lines
+from .request import anonymize_header, scrub_text
+from .rewrite import RewriteError, rewrite_body
+from .skeleton import first_difference, skeleton
+
+__all__ = [
+    "TEXT_MODES",
+    "ExportError",
+    "ExportOptions",
+    "ExportOutcome",
+    "ExportResult",
+    "PreparedExport",
+    "anonymize",
+    "export_capture",
+    "export_paths",
+    "export_recording",
+    "export_trace",
+    "prepare_export",
+    "render_capture",
+    "report_lines",
+]
+
+TEXT_MODES: Final = ("keep", "mask")
+_STREAM_SUFFIXES: Final = (".jsonl", ".sse", ".txt")
+
+
+class ExportError(Exception):
+    """An export that could not be done or did not verify; the message says why."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """How to export.
+
+    ``text``: ``"keep"`` the model's text, or ``"mask"`` it (and string values
+    of tool arguments) character for character. ``keep_request`` keeps the
+    recorded request's prompt (secrets are removed regardless). ``pytest``
+    also writes a test module. ``name`` is the base name of the outputs
+    (default: the input's). ``provider`` overrides detection.
+    """
+
+    text: str = "keep"
+    keep_request: bool = False
+    pytest: bool = False
+    name: str | None = None
+    provider: str | None = None
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """A finished export: the files written (by role) and the report."""
+
+    source: str
+    files: dict[str, Path]
+    report: dict[str, Any]
+
+    def summary(self) -> list[str]:
+        """The report as a few lines of text."""
+        return report_lines(self.report)
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    """One input of :func:`export_paths`: its result, or why it failed."""
+
+    source: Path
+    result: ExportResult | None = None
+    error: str | None = None
+
+
+@dataclass
+class Anonymized:
+    """An anonymized recording and the ledger of what was done to it."""
+
+    recording: Recording
+    ledger: Ledger = field(default_factory=Ledger)
+
+
+def _key_of(rec: Recording) -> bytes:
+    """The pseudonym key: a digest of the whole original recording."""
+    digest = hashlib.blake2b(digest_size=32)
+    digest.update(orjson.dumps(rec.header, option=orjson.OPT_SORT_KEYS))
+    for time, data in rec.chunks:
+        digest.update(repr(time).encode())
+        digest.update(data)
+    return digest.digest()
+
+
+def anonymize(rec: Recording, *, mask_text: bool = False, keep_request: bool = False) -> Anonymized:
+    """The anonymized copy of a recording (no I/O, no verification)."""
+    ctx = Context(Pseudonymizer(_key_of(rec)), mask_text=mask_text, keep_request=keep_request)
+    body = rec.body
+    whole_json = body.lstrip()[:1] in (b"{", b"[")
+    try:
+        new_body = rewrite_body(body, ctx, whole_json=whole_json)
+    except RewriteError as exc:
+        raise ExportError(f"{rec.path}: internal error while rewriting the stream: {exc}") from exc
+    chunks = []
+    at = 0
+    for time, data in rec.chunks:
+        chunks.append((time, new_body[at : at + len(data)]))
+        at += len(data)
+    header = anonymize_header(rec.header, ctx) if rec.header is not None else None
+    end = rec.end
+    if end is not None and end.error:
+        end = TransportEnd(end.reason, end.time, scrub_text(end.error, ctx))
+    out = Recording(rec.path, rec.kind, header, chunks, end, list(rec.problems))
+    return Anonymized(out, ctx.ledger)
+
+
+def render_capture(rec: Recording) -> bytes:
+    """A recording in its own format: capture JSON Lines, or the raw body."""
+    if rec.kind == "raw":
+        return rec.body
+    lines = [orjson.dumps(rec.header)]
+    for time, data in rec.chunks:
+        record = chunk_record(time, data)
+        record["t"] = time  # exactly the recorded time, not re-rounded
+        lines.append(orjson.dumps(record))
+    if rec.end is not None:
+        end = {"type": "end", "t": rec.end.time, "reason": rec.end.reason, "error": rec.end.error}
+        lines.append(orjson.dumps(end))
+    return b"\n".join(lines) + b"\n"
+
+
+def _provider(rec: Recording, requested: str | None) -> str:
+    provider = requested or guess_provider(rec)
+    if provider is None:
+        raise ExportError(
+            f"{rec.path}: cannot tell which provider this stream is from; "
+            f"pass --provider ({', '.join(PROVIDERS)})"
+        )
+    try:
+        adapter_for(provider)
+    except UnknownProvider as exc:
+        raise ExportError(f"{rec.path}: {exc}") from exc
+    except ImportError as exc:
+        raise ExportError(
+            f"{rec.path}: this version has no {provider} adapter yet, so the export "
+            "cannot be verified"
+        ) from exc
+    return provider
+
+
+def _check_chunking(original: Trace, anonymized: Trace) -> str | None:
+    a = [(c.time, len(c.data)) for c in original.chunks]
+    b = [(c.time, len(c.data)) for c in anonymized.chunks]
+    if a != b:
+        return "the chunks (count, sizes or times) differ"
+    spans_a = [(f.start, f.end, f.first_chunk, f.last_chunk) for f in original.frames]
+    spans_b = [(f.start, f.end, f.first_chunk, f.last_chunk) for f in anonymized.frames]
+    if spans_a != spans_b:
+        return "the SSE frame boundaries differ"
+    ends = (original.transport_end, anonymized.transport_end)
+    if (ends[0] and ends[0].reason, ends[0] and ends[0].time) != (
+        ends[1] and ends[1].reason,
+        ends[1] and ends[1].time,
+    ):
+        return "the transport end differs"
+    return None
+
+
+def _base_name(source: str) -> str:
+    name = Path(source).name
+    for suffix in _STREAM_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return Path(name).stem or "capture"
+
+
+@dataclass(frozen=True)
+class PreparedExport:
+    """An export verified in memory: the files it would write, by name.
+
+    ``names`` maps roles (``capture``, ``events``, ``pytest``, ``report``) to
+    file names; ``files`` maps file names to their bytes.
+    """
+
+    names: dict[str, str]
+    files: dict[str, bytes]
+    report: dict[str, Any]
+    original: Trace
+    exported: Trace
+    ledger: Ledger
+
+
+def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> PreparedExport:
+    """Anonymize and verify a recording, and render its outputs — without writing.
+
+    Raises :class:`ExportError` for bad input, a skeleton or chunking
+    difference, or a removed secret found again in an output.
+    """
+    if options.text not in TEXT_MODES:
+        raise ExportError(f"--text must be one of {', '.join(TEXT_MODES)}, not {options.text!r}")
+    damage = [p for p in rec.problems if "no end record" not in p]
+    if damage:
+        raise ExportError(f"cannot export a damaged recording: {damage[0]}")
+    provider = _provider(rec, options.provider)
+    name = options.name or _base_name(rec.path)
+    suffix = ".jsonl" if rec.kind == "capture" else ".sse"
+    names = {"capture": name + suffix, "events": name + ".events.jsonl"}
+    if options.pytest:
+        names["pytest"] = pytest_file_name(name)
+    names["report"] = name + ".report.json"
+
+    original = trace_recording(rec, provider)
+    done = anonymize(rec, mask_text=options.text == "mask", keep_request=options.keep_request)
+    capture_bytes = render_capture(done.recording)
+    exported = trace_recording(parse_recording(capture_bytes, names["capture"]), provider)
+    problem = _check_chunking(original, exported) or first_difference(
+        skeleton(original), skeleton(exported)
+    )
+    if problem is not None:
+        raise ExportError(
+            f"{rec.path}: the anonymized capture does not normalize like the original "
+            f"({problem}); nothing was written"
+        )
+
+    files: dict[str, bytes] = {
+        names["capture"]: capture_bytes,
+        names["events"]: b"".join(orjson.dumps(e) + b"\n" for e in exported.events),
+    }
+    option_words = f"--text {options.text}" + (" --keep-request" if options.keep_request else "")
+    if options.pytest:
+        files[names["pytest"]] = render_pytest(
+            name=name,
+            capture_file=names["capture"],
+            events_file=names["events"],
+            provider=provider,
+            state=exported.state,
+            terminal=exported.terminal_event,
+            options=option_words,
+        ).encode()
+    report = build_report(
+        source=Path(rec.path).name,
+        provider=provider,
+        options={"text": options.text, "keep_request": options.keep_request},
+        files=names,
+        ledger=done.ledger,
+        trace=exported,
+        recording=done.recording,
+        scanned_files=len(files) + 1,
+    )
+    files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+    leaks = scan_outputs(files, done.ledger.secrets)
+    if leaks:
+        raise ExportError(
+            f"{rec.path}: a removed secret would still be in the output "
+            f"({leaks[0]}); nothing was written"
+        )
+    return PreparedExport(names, files, report, original, exported, done.ledger)
+
+
+def export_recording(
+    rec: Recording, out_dir: str | Path, options: ExportOptions = ExportOptions()
+) -> ExportResult:
+    """Anonymize, verify and write one recording; see the module docstring."""
+    out = Path(out_dir)
+    name = options.name or _base_name(rec.path)
+    target = out / (name + (".jsonl" if rec.kind == "capture" else ".sse"))
+    if Path(rec.path).exists() and target.resolve() == Path(rec.path).resolve():
+        raise ExportError(
+            f"{rec.path}: the export would overwrite its own input; choose another -o"
+        )
+    prepared = prepare_export(rec, options)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for role, file_name in prepared.names.items():
+        path = out / file_name
+        path.write_bytes(prepared.files[file_name])
+        written[role] = path
+    return ExportResult(rec.path, written, prepared.report)
+
+
+def export_capture(
+    path: str | Path, out_dir: str | Path, options: ExportOptions = ExportOptions()
+) -> ExportResult:
+    """Export one capture or raw SSE file into ``out_dir`` (raises :class:`ExportError`)."""
+    if not Path(path).is_file():
+        raise ExportError(f"{path}: no such file")
+    rec = load_recording(path)
+    if rec.kind == "raw" and rec.problems:
+        raise ExportError(rec.problems[0])
+    return export_recording(rec, out_dir, options)
+
+
+def export_trace(
+    trace: Trace, out_dir: str | Path, options: ExportOptions = ExportOptions()
+) -> ExportResult:
+    """Export what a trace recorded (a live session, say) as if it were a file."""
+    kind = "capture" if trace.header is not None else "raw"
+    rec = Recording(
+        trace.source or "live",
+        kind,
+        trace.header,
+        [(c.time, c.data) for c in trace.chunks],
+        trace.transport_end,
+    )
+    if options.provider is None and trace.provider is not None:
+        options = dataclasses.replace(options, provider=trace.provider)
+    return export_recording(rec, out_dir, options)
+
+
+def _inputs(paths: Iterable[str | Path], out_dir: Path) -> list[tuple[Path, Path]]:
+    """``(file, output sub-directory)`` for files and the stream files under directories."""
+    from ..cli.common import is_stream_file  # the same rule as `inspector check`
+
+    out_root = out_dir.resolve()
+    found: list[tuple[Path, Path]] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            found.append((path, Path()))
+            continue
+        for file in sorted(p for p in path.rglob("*") if p.is_file() and is_stream_file(p)):
+            if out_root in file.resolve().parents:
+                continue  # an earlier export's output inside the tree being exported
+            found.append((file, file.parent.relative_to(path)))
+    return found
+
+
+def export_paths(
+    paths: Iterable[str | Path], out_dir: str | Path, options: ExportOptions = ExportOptions()
+) -> Iterator[ExportOutcome]:
+    """Export files and every stream file below directories, one outcome each.
+
+    A directory's layout is kept below ``out_dir``. ``options.name`` needs
+    exactly one input file.
+    """
+    out = Path(out_dir)
+    inputs = _inputs(paths, out)
+    if options.name is not None and len(inputs) != 1:
+        raise ExportError(f"--name needs exactly one input file, not {len(inputs)}")
+    targets: dict[Path, Path] = {}
+    for source, sub in inputs:
+        target = out / sub / (options.name or _base_name(str(source)))
+        if target in targets:
+            raise ExportError(
+                f"{source} and {targets[target]} would both be exported as {target}; "
+                "export them separately or use --name"
+            )
+        targets[target] = source
+    for source, sub in inputs:
+        try:
+            result = export_capture(source, out / sub, options)
+        except ExportError as exc:
+            yield ExportOutcome(source, error=str(exc))
+        else:
+            yield ExportOutcome(source, result=result)

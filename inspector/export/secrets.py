@@ -1,0 +1,191 @@
+"""What is a secret: patterns for values, rules for header and query names.
+
+Everything here is a table; the rewriters only look things up. A rule's
+*name* is what the redaction report counts (``openai-key: 2``) — the report
+never holds the values themselves.
+
+Patterns are matched on decoded text (JSON escapes undone, fragments of one
+text joined), so a key split across two stream deltas is still found. They
+are ASCII-only on purpose: a secret is never spelled with other letters, and
+``re.ASCII`` keeps ``\\s`` and ``\\b`` from matching inside non-Latin text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = [
+    "ALL_RULES",
+    "CLIENT_ADDRESS_HEADERS",
+    "EMAIL_RULE",
+    "REQUEST_ID_HEADER",
+    "SECRET_HEADERS",
+    "SECRET_HEADER_WORDS",
+    "SECRET_QUERY_PARAMS",
+    "SECRET_RULES",
+    "SecretMatch",
+    "SecretRule",
+    "find_secrets",
+    "header_rule",
+    "placeholder",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRule:
+    """A named pattern; ``group`` is the part of the match that is secret.
+
+    ``hint`` is a cheap regex every match contains: texts without any hint
+    (nearly all of them) skip the full patterns.
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    hint: str
+    group: int = 0
+
+
+def _rule(name: str, pattern: str, hint: str, group: int = 0) -> SecretRule:
+    return SecretRule(name, re.compile(pattern, re.ASCII), hint, group)
+
+
+# Order matters only for ties: among matches starting at the same place the
+# longest wins, then the earlier rule (so ``sk-ant-…`` is an Anthropic key).
+SECRET_RULES: Final[tuple[SecretRule, ...]] = (
+    # name                  pattern                                         hint
+    _rule("private-key",
+          r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+          "PRIVATE KEY"),
+    _rule("anthropic-key",  r"sk-ant-[A-Za-z0-9_\-]{20,}",                  "sk-"),
+    _rule("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{20,}",                   "sk-"),
+    _rule("openai-key",
+          r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|sk-[A-Za-z0-9]{20,}",
+          "sk-"),
+    # "Incorrect API key provided: sk-proj-********abcd": not the key, but
+    # its visible tail identifies it.
+    _rule("masked-key",     r"sk-[A-Za-z0-9_\-]*\*{4,}[A-Za-z0-9_\-]*",     "sk-"),
+    _rule("google-key",     r"AIza[0-9A-Za-z_\-]{35}",                      "AIza"),
+    _rule("google-oauth-token", r"\bya29\.[0-9A-Za-z_\-]{20,}",             r"ya29\."),
+    _rule("groq-key",       r"\bgsk_[A-Za-z0-9]{20,}",                      "gsk_"),
+    _rule("xai-key",        r"\bxai-[A-Za-z0-9]{40,}",                      "xai-"),
+    _rule("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}",                    "hf_"),
+    _rule("aws-access-key",
+          r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b",
+          "A3T|A[KSBCGIRPN][A-Z]A"),
+    _rule("aws-secret-key",
+          r"(?i:aws_?secret_?(?:access_?)?key)[\"'\s:=]{1,5}([A-Za-z0-9/+=]{40})",
+          "(?i:aws)", 1),
+    _rule("github-token",
+          r"\bgh[pousr]_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}",
+          "gh[pousr]_|github_pat_"),
+    _rule("slack-token",
+          r"\bxox[abposr]-[A-Za-z0-9\-]{10,}|\bxapp-[0-9]-[A-Za-z0-9\-]{10,}",
+          "xox|xapp-"),
+    _rule("slack-webhook",
+          r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}",
+          r"hooks\.slack"),
+    _rule("jwt",
+          r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
+          "eyJ"),
+    _rule("bearer-token",   r"(?i:\bbearer)\s+([A-Za-z0-9._~+/\-]{16,}=*)", "(?i:bearer)", 1),
+    _rule("query-secret",
+          r"[?&](?i:key|api_key|api-key|apikey|access_token|token|sig|signature)"
+          r"=([^&#\s\"'<>\\]{4,})",
+          "[?&]", 1),
+)  # fmt: skip
+
+EMAIL_RULE: Final = _rule(
+    "email", r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b", "@"
+)
+
+# Headers whose whole value is a secret, always replaced by "[redacted]".
+SECRET_HEADERS: Final = frozenset(
+    {
+        "authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key",
+        "openai-organization", "openai-project", "anthropic-organization-id",
+        "cookie", "set-cookie", "x-amz-security-token",
+    }
+)  # fmt: skip
+# Words that make any other header a secret one (``x-auth-token``, ``x-session``…).
+SECRET_HEADER_WORDS: Final = re.compile(
+    r"(?:^|-)(?:api-?key|apikey|secret|password|passwd|auth-token|access-token|"
+    r"security-token|session|session-token|credentials?)(?:$|-)"
+)
+# Headers that say who the client is: removed too.
+CLIENT_ADDRESS_HEADERS: Final = frozenset(
+    {"x-forwarded-for", "x-real-ip", "cf-connecting-ip", "true-client-ip", "forwarded"}
+)
+# Headers that identify one request: pseudonymized (shape kept).
+REQUEST_ID_HEADER: Final = re.compile(
+    r"request-?id|trace-?id|correlation-?id|^cf-ray$|^traceparent$|^x-cloud-trace-context$"
+)
+# URL query parameters removed from a recorded request URL.
+SECRET_QUERY_PARAMS: Final = frozenset(
+    {"key", "api_key", "api-key", "apikey", "access_token", "token", "sig", "signature"}
+)
+
+
+def header_rule(name: str) -> str | None:
+    """How a header is treated: ``"secret"``, ``"client-address"``, ``"request-id"`` or None."""
+    lowered = name.lower()
+    if lowered in SECRET_HEADERS or (
+        "ratelimit" not in lowered and SECRET_HEADER_WORDS.search(lowered)
+    ):
+        return "secret"
+    if lowered in CLIENT_ADDRESS_HEADERS:
+        return "client-address"
+    if REQUEST_ID_HEADER.search(lowered):
+        return "request-id"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SecretMatch:
+    """A secret found in a text: ``text[start:end]``, found by rule ``rule``."""
+
+    start: int
+    end: int
+    rule: str
+
+
+ALL_RULES: Final = (*SECRET_RULES, EMAIL_RULE)
+_RANK: Final = {rule.name: i for i, rule in enumerate(ALL_RULES)}
+_HINTS: Final = re.compile("|".join(sorted({rule.hint for rule in ALL_RULES})), re.ASCII)
+
+
+def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[SecretMatch]:
+    """Every secret in ``text``, without overlaps, in order."""
+    if not text or (rules is ALL_RULES and _HINTS.search(text) is None):
+        return []
+    found: list[SecretMatch] = []
+    for rule in rules:
+        for m in rule.pattern.finditer(text):
+            start, end = m.span(rule.group)
+            if end > start:
+                found.append(SecretMatch(start, end, rule.name))
+    if not found:
+        return []
+    found.sort(key=lambda s: (s.start, -(s.end - s.start), _RANK.get(s.rule, len(_RANK))))
+    out: list[SecretMatch] = []
+    last = -1
+    for match in found:
+        if match.start >= last:
+            out.append(match)
+            last = match.end
+    return out
+
+
+def placeholder(rule: str, width: int) -> str:
+    """An ASCII placeholder of exactly ``width`` characters naming ``rule``.
+
+    ``[openai-key*************]``; too short for the name: ``*****``. It
+    contains no quote or backslash, so it is safe inside any JSON string,
+    and matches no secret pattern.
+    """
+    label = f"[{rule}"
+    if width < len(label) + 1:
+        return "*" * width
+    return label + "*" * (width - len(label) - 1) + "]"

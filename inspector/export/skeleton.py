@@ -1,0 +1,99 @@
+"""The skeleton of a normalized stream: everything anonymizing must not change.
+
+Two captures have the same skeleton when their event sequences agree on
+everything but text and ids: event types in order, block kinds and indexes,
+delta kinds, tool names, whether a call id was given, the key structure of
+every block's JSON arguments (and whether they parse), finish reasons, usage
+numbers, the terminal state and the error category. The export compares the
+original's skeleton with the anonymized capture's and refuses on any
+difference (:func:`first_difference` says where).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from ..core.trace import Trace
+from .jsonlex import lex
+
+__all__ = ["argument_structure", "first_difference", "skeleton"]
+
+Step = tuple[Any, ...]
+
+
+def argument_structure(text: str) -> tuple[Any, ...]:
+    """Every key path in JSON text (maybe cut short), and whether it parses whole."""
+    data = text.encode("utf-8", "surrogatepass")
+    result = lex(data)
+    keys = tuple(t.path for t in result.tokens if t.kind == "key")
+    try:
+        orjson.loads(data)
+        parses = True
+    except orjson.JSONDecodeError:
+        parses = False
+    return (keys, parses, result.error is not None)
+
+
+def _usage(usage: Any) -> Any:
+    if not isinstance(usage, Mapping):
+        return usage
+    return tuple(sorted((k, v) for k, v in usage.items() if k != "raw"))
+
+
+def skeleton(trace: Trace) -> list[Step]:
+    """The skeleton of a trace, one step per event, then the final state."""
+    out: list[Step] = []
+    arguments: dict[int, list[str]] = {}
+    for event in trace.events:
+        kind = event["type"]
+        block = event.get("block")
+        index = block["index"] if isinstance(block, Mapping) else None
+        if kind == "stream.start":
+            out.append((kind, event.get("provider"), event.get("model")))
+        elif kind == "block.start" and isinstance(block, Mapping):
+            out.append(
+                (kind, index, block["kind"], event.get("provider_type"), event.get("name"),
+                 event.get("call_id") is not None, event.get("visibility"))
+            )  # fmt: skip
+        elif kind == "block.delta" and isinstance(block, Mapping):
+            delta = event.get("delta") or {}
+            if delta.get("kind") == "json_text" and isinstance(index, int):
+                arguments.setdefault(index, []).append(delta.get("text") or "")
+            out.append((kind, index, block["kind"], delta.get("kind")))
+        elif kind == "block.stop" and isinstance(block, Mapping):
+            parts = arguments.pop(index, None) if isinstance(index, int) else None
+            shape = argument_structure("".join(parts)) if parts is not None else None
+            out.append((kind, index, block["kind"], shape))
+        elif kind == "stream.done":
+            out.append(
+                (kind, event.get("status"), event.get("finish_reason"),
+                 event.get("provider_finish_reason"), _usage(event.get("usage")))
+            )  # fmt: skip
+        elif kind == "stream.error":
+            error = event.get("error") or {}
+            out.append(
+                (kind, event.get("status"), error.get("category"), error.get("retryable"),
+                 error.get("provider_code"))
+            )  # fmt: skip
+        elif kind == "stream.warning":
+            out.append((kind, event.get("code")))
+        else:
+            out.append((kind,))
+    # Arguments of blocks the stream never closed: their structure so far.
+    for index, parts in sorted(arguments.items()):
+        out.append(("unclosed", index, argument_structure("".join(parts))))
+    out.append(("state", trace.state))
+    return out
+
+
+def first_difference(original: Sequence[Step], anonymized: Sequence[Step]) -> str | None:
+    """Where two skeletons differ, in words; None when they are equal."""
+    for i, (a, b) in enumerate(zip(original, anonymized, strict=False)):
+        if a != b:
+            return f"step {i + 1}: the original has {a!r}, the anonymized capture {b!r}"
+    if len(original) != len(anonymized):
+        return f"the original has {len(original)} steps, the anonymized capture {len(anonymized)}"
+    return None
