@@ -160,6 +160,10 @@ class LiveFeed:
         self._settle(end)
         notify()
 
+    def settle_cancelled(self, why: str = "the inspector stopped") -> None:
+        """End the stream ``cancelled`` now unless it has ended (the loop stopped first)."""
+        self._settle(TransportEnd("cancelled", self._now(), why))
+
     def cancel(self) -> None:
         """Stop the stream: it ends ``interrupted`` / ``cancelled``. Safe from any thread."""
         self._cancel_requested = True
