@@ -263,15 +263,23 @@ async def test_cancel_keeps_the_draft_and_records_how_it_ended(
     url = f"{chat_server.url}?stall=60&stall_at=900&ping_every=0.05"
     request = build_request("openai-chat", model="openai-text-plain", prompt="hi", base_url=url)
     feed = LiveFeed(request, capture=capture)
+    mid_stream: list[str] = []
 
     def notify() -> None:
-        if any(e["type"] == "stream.heartbeat" for e in feed.trace.events):
+        if any(e["type"] == "stream.heartbeat" for e in feed.trace.events) and not mid_stream:
+            # While the server stalls, the capture on disk is already readable.
+            on_disk = load_trace(capture)
+            assert any(e["type"] == "block.delta" for e in on_disk.events)
+            mid_stream.extend(on_disk.problems)
             feed.cancel()
 
     await asyncio.wait_for(feed.run(notify), timeout=30)
     terminal = feed.trace.terminal_event
     assert terminal is not None and terminal["error"]["category"] == "cancelled"
     assert feed.trace.state == "interrupted"
+    assert mid_stream == [
+        f"{capture}: no end record — the recording stopped before the transport ended"
+    ]
     drafts = [e for e in feed.trace.events if e["type"] == "block.delta"]
     assert drafts, "the text received before the cancel is kept"
     rec = load_recording(capture)
