@@ -1,0 +1,122 @@
+"""The Textual application: a finished trace, a live feed, or the picker.
+
+``InspectorApp(source)`` takes
+
+* a :class:`~inspector.core.trace.Trace` — a capture already normalized;
+* a :class:`~inspector.feed.Feed` — a trace that grows while it is shown: the
+  app runs ``feed.run(notify)`` in an async worker on its own event loop (so
+  the trace is only mutated on the thread that renders it) and repaints at
+  most :attr:`InspectorApp.repaint_rate` times a second however often
+  ``notify`` is called; the cursor follows the newest frame until the user
+  moves, ``f`` follows again, ``c`` calls ``feed.cancel()``;
+* ``None`` — the picker over ``captures`` (the bundled library by default).
+
+:func:`run_app` is the one call live mode and the CLI use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from ..core.trace import Trace
+from ..feed import Feed
+from .screens.main import MainScreen
+from .screens.picker import PickerScreen
+from .throttle import RepaintThrottle
+from .widgets.status import source_label
+
+__all__ = ["InspectorApp", "run_app"]
+
+
+class InspectorApp(App[int]):
+    """Frames · Events · Blocks · State over one trace (see the module docstring)."""
+
+    CSS_PATH = "inspector.tcss"
+    TITLE = "inspector"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt"),
+    ]
+
+    def __init__(
+        self,
+        source: Trace | Feed | None = None,
+        *,
+        captures: Path | None = None,
+        keymap: Mapping[str, str] | None = None,
+        position: int = 0,
+        repaint_rate: float = 30.0,
+    ) -> None:
+        super().__init__()
+        self.source = source
+        self.captures = captures
+        self.position = position
+        self.repaint_rate = repaint_rate
+        self.throttle: RepaintThrottle | None = None
+        if keymap:
+            self.set_keymap(dict(keymap))
+
+    def on_mount(self) -> None:
+        """Show the trace, start the feed, or open the picker."""
+        source = self.source
+        if source is None:
+            self.push_screen(PickerScreen(self.captures))
+        elif isinstance(source, Trace):
+            label = source_label(source.source)
+            self.push_screen(MainScreen(source, source=label, position=self.position))
+        else:
+            screen = MainScreen(source.trace, source=source.description, feed=source, position=-1)
+            screen.cursor.follow = True
+            self.push_screen(screen)
+            self.throttle = RepaintThrottle(
+                screen.trace_grew,
+                self._schedule,
+                time.monotonic,
+                1 / self.repaint_rate,
+            )
+            self._run_feed(source, screen, self.throttle)
+
+    def _schedule(self, delay: float, callback: Callable[[], None]) -> None:
+        # Textual timers cannot have a zero interval: "now" is the next loop turn.
+        if delay <= 0:
+            self.call_later(callback)
+        else:
+            self.set_timer(delay, callback)
+
+    @work(exclusive=True, group="feed", exit_on_error=False)
+    async def _run_feed(self, feed: Feed, screen: MainScreen, throttle: RepaintThrottle) -> None:
+        """Feed the trace; every change only marks a repaint as due (coalesced)."""
+        screen.feed_running = True
+        try:
+            await feed.run(throttle.notify)
+        except Exception as exc:
+            # The feed should end the stream itself; if it could not, say why.
+            self.notify(f"The stream stopped: {exc}", severity="error", markup=False)
+        # Not reached when the app exits (the worker is cancelled): nothing to show then.
+        screen.feed_running = False
+        throttle.flush()
+        state = screen.index.stream_state_at(screen.index.n_events)
+        self.notify(f"Stream ended: {state}", timeout=3)
+
+    async def action_quit(self) -> None:
+        """Leave (Ctrl+C): the feed worker is cancelled with the app."""
+        self.exit(0)
+
+
+def run_app(
+    source: Trace | Feed | None = None,
+    *,
+    captures: Path | None = None,
+    keymap: Mapping[str, str] | None = None,
+    position: int = 0,
+) -> int:
+    """Run the TUI until the user quits; returns the exit code (0)."""
+    result = InspectorApp(source, captures=captures, keymap=keymap, position=position).run()
+    return int(result or 0)

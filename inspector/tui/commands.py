@@ -1,0 +1,93 @@
+"""The command palette (Ctrl+P): the main screen's actions, only those that make sense now."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, NamedTuple
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from .screens.main import MainScreen
+
+__all__ = ["Command", "InspectorCommands", "commands_for"]
+
+
+class Command(NamedTuple):
+    """One palette entry."""
+
+    name: str
+    run: Callable[[], object]
+    help: str
+
+
+def commands_for(screen: MainScreen) -> list[Command]:
+    """What the palette offers on ``screen`` right now."""
+    cursor = screen.cursor
+    out: list[Command] = []
+    add = out.append
+    if not cursor.at_end:
+        add(Command("Step: next frame", partial(screen.action_step, 1), "→ / n"))
+        add(Command("Step: next event", partial(screen.action_step_event, 1), "]"))
+        add(Command("Go to the end", screen.action_end, "end: the stream as it finally is"))
+    if cursor.position > -1:
+        add(Command("Step: previous frame", partial(screen.action_step, -1), "← / p"))
+        add(Command("Step: previous event", partial(screen.action_step_event, -1), "["))
+        add(Command("Go to the start", screen.action_home, "home: before the first frame"))
+    if screen.player.playing:
+        add(Command("Play: pause", screen.action_play, "space"))
+        add(Command("Play: faster", partial(screen.action_speed, 1), "+"))
+        add(Command("Play: slower", partial(screen.action_speed, -1), "-"))
+    elif screen.index.n_frames:
+        add(Command("Play with the recorded timing", screen.action_play, "space"))
+    after = 0 if cursor.event is None else cursor.event + 1
+    if screen.index.next_problem_event(after) is not None:
+        add(Command("Jump to the next error or violation", screen.action_next_problem, "e"))
+    breakpoint = screen.breakpoint_target()
+    if breakpoint is not None:
+        verb = "Clear" if breakpoint in cursor.breakpoints else "Set"
+        add(
+            Command(
+                f"Breakpoint: {verb.lower()} on {breakpoint[1]}",
+                screen.action_breakpoint,
+                "b: play stops on it",
+            )
+        )
+    if cursor.breakpoints:
+        add(Command("Breakpoints: clear all", screen.clear_breakpoints, "remove every breakpoint"))
+    if screen.index.n_frames:
+        add(Command("Search frames and text", screen.action_search, "/"))
+    if screen.feed is not None and not cursor.follow:
+        add(Command("Live: follow the newest frame", screen.action_follow, "f"))
+    if screen.feed is not None and screen.feed_running:
+        add(Command("Live: cancel the stream", screen.action_cancel_feed, "c"))
+    add(Command("Show the exchange details", screen.action_details, "d: request, response"))
+    if screen.chosen_block is not None:
+        add(Command("Blocks: follow the cursor again", screen.action_back, "esc"))
+    add(Command("Help: keys", screen.action_help, "?"))
+    add(Command("Quit", screen.app.exit, "q"))
+    return out
+
+
+class InspectorCommands(Provider):
+    """Offers :func:`commands_for` the screen the palette was opened on."""
+
+    def _commands(self) -> list[Command]:
+        from .screens.main import MainScreen
+
+        screen = self.screen
+        return commands_for(screen) if isinstance(screen, MainScreen) else []
+
+    async def discover(self) -> Hits:
+        """Every command that makes sense now, before anything is typed."""
+        for command in self._commands():
+            yield DiscoveryHit(command.name, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        """Commands matching what was typed."""
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.name), command.run, help=command.help)

@@ -1,0 +1,175 @@
+"""The Frames pane: every decoded SSE frame, and the selected one in full."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+
+from ...core.trace import Trace
+from ..cursor import Cursor
+from ..index import TraceIndex
+from ..rows import frame_columns, frame_header, frame_row, size_label
+from ..textsafe import json_text, one_line, safe_text
+from .lines import LineList
+from .textview import TextView
+
+__all__ = ["FrameDetail", "FramesList", "FramesPane", "end_summary"]
+
+
+def end_summary(trace: Trace) -> Text:
+    """How the bytes ended: transport end, undispatched tail, decoder error."""
+    text = Text(end="")
+    end = trace.transport_end
+    if end is None:
+        text.append("no transport end recorded", "yellow")
+    else:
+        text.append(end.reason, "bold yellow" if end.reason != "eof" else "bold")
+        if end.time is not None:
+            text.append(f" at {end.time * 1000:.0f} ms", "dim")
+        if end.error:
+            text.append(" · ")
+            text.append_text(one_line(end.error, 200))
+    tail = trace.tail
+    if tail is not None and tail.unterminated:
+        text.append(f" · {tail.pending_bytes} bytes never dispatched", "bold yellow")
+    if trace.decoder_error:
+        text.append(" · ", "dim")
+        text.append_text(one_line(trace.decoder_error, 200, "red"))
+    return text
+
+
+class FramesList(LineList):
+    """One row per frame, plus an end-of-bytes row once the transport ended."""
+
+    def __init__(self, index: TraceIndex, cursor: Cursor, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.index = index
+        self.cursor = cursor
+
+    def row_text(self, row: int) -> Text:
+        """A frame row, or the end row after the last frame."""
+        if row >= self.index.n_frames:
+            text = Text("  ■ end of bytes · ", "bold", end="")
+            text.append_text(end_summary(self.index.trace))
+            return text
+        return frame_row(self.index, row, self.cursor.hits_breakpoint(row))
+
+    def row_key(self, row: int) -> Hashable:
+        """Breakpoints and late-known facts (ignored frames) change a row's look."""
+        return (self.index.version, len(self.cursor.breakpoints), self.cursor.hits_breakpoint(row))
+
+    def refresh_from(self, cursor: Cursor) -> None:
+        """Show the rows and put the cursor row on the cursor's position."""
+        rows = self.index.n_frames + (1 if self.index.has_end else 0)
+        look = (self.index.version, frozenset(cursor.breakpoints), frame_columns(self.index))
+        self.show(rows, cursor.position if cursor.position >= 0 else None, look)
+
+
+class FrameDetail(TextView):
+    """The selected frame's data in full: pretty JSON, or the raw text, escaped."""
+
+
+class FramesPane(Vertical):
+    """Title ``Frames``: the column header, the list, the selected frame below."""
+
+    def __init__(self, index: TraceIndex, cursor: Cursor, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="pane")
+        self.index = index
+        self.cursor = cursor
+        self.border_title = "Frames"
+        self._shown: tuple[int, int, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        """Column header, list, data heading and the scrollable data."""
+        yield TextView(classes="columns", id="frames-columns")
+        yield FramesList(self.index, self.cursor, id="frames-list")
+        yield TextView(id="frame-heading", classes="heading")
+        with VerticalScroll(id="frame-data-scroll"):
+            yield FrameDetail(id="frame-data")
+
+    def refresh_from(self, cursor: Cursor) -> None:
+        """Bring the list and the detail in step with the cursor."""
+        index = self.index
+        self.query_one(FramesList).refresh_from(cursor)
+        self.query_one("#frames-columns", TextView).show(frame_header(index))
+        # The detail depends only on the position and on what that frame produced.
+        key = (cursor.position, index.n_frames, index.n_events)
+        if key == self._shown:
+            return
+        self._shown = key
+        heading, body = self._detail(cursor)
+        self.query_one("#frame-heading", TextView).show(heading)
+        self.query_one(FrameDetail).show(body)
+        self.query_one("#frame-data-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def _detail(self, cursor: Cursor) -> tuple[Text, Text]:
+        index = self.index
+        trace = index.trace
+        frame = cursor.frame
+        if frame is None and cursor.position < 0:
+            return (
+                Text("before the first frame", "bold"),
+                Text("Nothing has arrived yet. → or n steps to the first frame.", "dim"),
+            )
+        if frame is None:
+            heading = Text("end of bytes · ", "bold", end="")
+            heading.append_text(end_summary(index.trace))
+            return heading, self._end_body()
+        f = trace.frames[frame]
+        heading = Text(f"frame {frame} · ", "bold", end="")
+        heading.append_text(one_line(index.frame_label(frame), 60))
+        heading.append(f" · +{f.time * 1000:.0f} ms", "dim")
+        chunks = trace.chunks_of_frame(frame)
+        where = (
+            f"chunk {chunks.start}"
+            if len(chunks) == 1
+            else f"chunks {chunks.start}–{chunks.stop - 1}"
+        )
+        heading.append(f"\nbytes {f.start}–{f.end} ({size_label(f.size)} B) · {where}", "dim")
+        if f.id:
+            heading.append(" · id ", "dim")
+            heading.append_text(one_line(f.id, 60))
+        if f.retry is not None:
+            heading.append(f" · retry {f.retry}", "dim")
+        produced = trace.events_of_frame(frame)
+        if len(produced):
+            seqs = ", ".join(f"#{e + 1}" for e in list(produced)[:8])
+            heading.append(f"\n→ events {seqs}{' …' if len(produced) > 8 else ''}", "cyan")
+        else:
+            heading.append("\n→ no event", "dim")
+        ignored = index.ignored.get(frame)
+        if ignored is not None:
+            heading.append("\n⊘ ignored: ", "bold yellow")
+            heading.append_text(one_line(ignored.reason, 200, "yellow"))
+        if f.comment is not None:
+            body = Text(": ", "dim", end="")
+            body.append_text(safe_text(f.comment))
+            return heading, body
+        body, _ = json_text(f.data)
+        return heading, body
+
+    def _end_body(self) -> Text:
+        trace = self.index.trace
+        body = Text(end="")
+        if trace.tail is not None and trace.tail.unterminated:
+            tail = trace.tail
+            body.append(
+                f"{tail.pending_bytes} bytes from byte {tail.start} had no blank line after "
+                "them, so they were never dispatched",
+                "yellow",
+            )
+            if tail.event:
+                body.append(" (event ")
+                body.append_text(one_line(tail.event, 60))
+                body.append(")")
+            body.append("\n")
+        for problem in trace.problems:
+            body.append_text(one_line(problem, 400, "yellow"))
+            body.append("\n")
+        k = self.index.events_at(self.index.n_frames)
+        after = k - self.index.events_at(self.index.n_frames - 1)
+        body.append(f"{after} event(s) produced by the end of the bytes", "dim")
+        return body
