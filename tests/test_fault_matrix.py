@@ -62,7 +62,7 @@ def _done_never_came(feed: LiveFeed) -> None:
 
 def _pings_did_not_count(feed: LiveFeed) -> None:
     assert any(e["type"] == "stream.heartbeat" for e in feed.trace.events)
-    assert "nothing but heartbeats for 0.5 s" in _message(feed)
+    assert "no meaningful frame for 0.5 s (pings and comments do not count)" in _message(feed)
 
 
 def _silence_timed_out(feed: LiveFeed) -> None:

@@ -187,7 +187,7 @@ class LiveFeed:
             self._t0 = asyncio.get_running_loop().time()  # t = 0 of the capture
             try:
                 response = await client.send(outgoing, stream=True)
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
                 return self._broken(exc)
             try:
                 self._on_response(response)
@@ -195,7 +195,7 @@ class LiveFeed:
                 if response.status_code >= 400:
                     return await self._read_error(response)
                 return await self._read_stream(response, notify)
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
                 return self._broken(exc)
             finally:
                 await response.aclose()
@@ -238,7 +238,10 @@ class LiveFeed:
                     "closed by the inspector"
                 )
             else:
-                why = f"nothing but heartbeats for {self.progress_timeout:g} s"
+                why = (
+                    f"no meaningful frame for {self.progress_timeout:g} s "
+                    "(pings and comments do not count)"
+                )
             return TransportEnd("progress_timeout", self._now(), why)
         return TransportEnd("eof", self._now())
 
@@ -303,7 +306,7 @@ class LiveFeed:
         time = end.time if end.time is not None else self._now()
         self.sink.close(self.header, end.reason, time, end.error)
 
-    def _broken(self, exc: httpx.TransportError) -> TransportEnd:
+    def _broken(self, exc: httpx.RequestError) -> TransportEnd:
         end = transport_end(exc, self.request.url, self._now(), self.transport_timeout)
         return TransportEnd(end.reason, end.time, self._safe(end.error))
 

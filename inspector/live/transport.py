@@ -21,7 +21,7 @@ __all__ = ["TRANSPORT_FAILURES", "make_client", "transport_end"]
 
 # (exception class, end reason, message template); the first match wins, so
 # subclasses come before their bases.
-TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.TransportError], str, str], ...]] = (
+TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.RequestError], str, str], ...]] = (
     (httpx.ConnectTimeout, "timeout", "could not connect to {host} within {timeout:g} s"),
     (httpx.ReadTimeout, "timeout", "no bytes arrived from {host} for {timeout:g} s"),
     (httpx.WriteTimeout, "timeout", "could not send the request to {host} within {timeout:g} s"),
@@ -32,6 +32,8 @@ TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.TransportError], str, str], ...
     (httpx.WriteError, "reset", "the connection to {host} broke while sending: {detail}"),
     (httpx.ProxyError, "reset", "the proxy refused the connection to {host}: {detail}"),
     (httpx.TransportError, "reset", "transport error talking to {host}: {detail}"),
+    (httpx.DecodingError, "reset", "the body from {host} could not be decoded: {detail}"),
+    (httpx.RequestError, "reset", "the request to {host} failed: {detail}"),
 )
 
 _ERRNO_PREFIX = re.compile(r"^\[Errno -?\d+\]\s*")
@@ -51,7 +53,7 @@ def _detail(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def transport_end(exc: httpx.TransportError, url: str, time: float, timeout: float) -> TransportEnd:
+def transport_end(exc: httpx.RequestError, url: str, time: float, timeout: float) -> TransportEnd:
     """The end of a stream that ``exc`` broke, with a clear message."""
     parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2] or url
@@ -59,7 +61,7 @@ def transport_end(exc: httpx.TransportError, url: str, time: float, timeout: flo
         if isinstance(exc, kind):
             message = template.format(host=host, timeout=timeout, detail=_detail(exc))
             return TransportEnd(reason, time, message)
-    raise AssertionError("httpx.TransportError is the table's last row")  # pragma: no cover
+    raise AssertionError("httpx.RequestError is the table's last row")  # pragma: no cover
 
 
 def make_client(transport_timeout: float, *, loopback: bool) -> httpx.AsyncClient:
