@@ -1,0 +1,45 @@
+"""``inspector live``: stream one request and watch it in the TUI as it arrives."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..live.headless import exit_code as stream_exit_code
+from ..live.headless import summary_line
+from ..live.options import UsageError, add_live_arguments, feed_from_args
+from .common import EXIT_USAGE, error
+
+
+def register(sub: Any) -> None:
+    """Add the ``live`` subcommand."""
+    parser = sub.add_parser(
+        "live",
+        help="stream a request to a provider and watch it in the TUI, recording it",
+        description=(
+            "Send one streaming request and show it in the TUI as it arrives (the cursor "
+            "follows the newest frame until you move it; c cancels the stream). Everything "
+            "received is recorded to the capture as it arrives. Keys and exit codes as for "
+            "`inspector record`."
+        ),
+    )
+    add_live_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Show the stream; after the TUI closes, print the same summary as ``record``."""
+    try:
+        feed = feed_from_args(args)
+    except UsageError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    from ..tui import run_app  # Textual loads only when the TUI is used
+
+    try:
+        run_app(feed)
+    finally:
+        # Quitting mid-stream cancels the feed; make sure the capture says so.
+        feed.settle_cancelled()
+    print(summary_line(feed), flush=True)
+    return stream_exit_code(feed.trace)
