@@ -78,6 +78,9 @@ class ExportOptions:
     recorded request's prompt (secrets are removed regardless). ``pytest``
     also writes a test module. ``name`` is the base name of the outputs
     (default: the input's). ``provider`` overrides detection.
+    ``test_prefix`` goes in front of the test module's name: pytest needs
+    unique module names across a tree, and a library exported directory by
+    directory has ``text-simple`` in every provider's folder.
     """
 
     text: str = "keep"
@@ -85,6 +88,7 @@ class ExportOptions:
     pytest: bool = False
     name: str | None = None
     provider: str | None = None
+    test_prefix: str = ""
 
 
 @dataclass(frozen=True)
@@ -241,7 +245,7 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     suffix = ".jsonl" if rec.kind == "capture" else ".sse"
     names = {"capture": name + suffix, "events": name + ".events.jsonl"}
     if options.pytest:
-        names["pytest"] = pytest_file_name(name)
+        names["pytest"] = pytest_file_name(options.test_prefix + name)
     names["report"] = name + ".report.json"
 
     original = trace_recording(rec, provider)
@@ -264,7 +268,7 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     option_words = f"--text {options.text}" + (" --keep-request" if options.keep_request else "")
     if options.pytest:
         files[names["pytest"]] = render_pytest(
-            name=name,
+            name=options.test_prefix + name,
             capture_file=names["capture"],
             events_file=names["events"],
             provider=provider,
@@ -343,20 +347,25 @@ def export_trace(
 
 
 def _inputs(paths: Iterable[str | Path], out_dir: Path) -> list[tuple[Path, Path]]:
-    """``(file, output sub-directory)`` for files and the stream files under directories."""
+    """``(file, output sub-directory)`` for files and the stream files under directories.
+
+    One directory is exported straight into ``out_dir`` (its layout kept);
+    with several inputs each directory gets a folder of its own name.
+    """
     from ..cli.common import is_stream_file  # the same rule as `inspector check`
 
+    given = [Path(p) for p in paths]
     out_root = out_dir.resolve()
     found: list[tuple[Path, Path]] = []
-    for raw in paths:
-        path = Path(raw)
+    for path in given:
         if not path.is_dir():
             found.append((path, Path()))
             continue
+        base = Path(path.resolve().name) if len(given) > 1 else Path()
         for file in sorted(p for p in path.rglob("*") if p.is_file() and is_stream_file(p)):
             if out_root in file.resolve().parents:
                 continue  # an earlier export's output inside the tree being exported
-            found.append((file, file.parent.relative_to(path)))
+            found.append((file, base / file.parent.relative_to(path)))
     return found
 
 
@@ -382,8 +391,11 @@ def export_paths(
             )
         targets[target] = source
     for source, sub in inputs:
+        prefix = "".join(f"{part}_" for part in sub.parts)
         try:
-            result = export_capture(source, out / sub, options)
+            result = export_capture(
+                source, out / sub, dataclasses.replace(options, test_prefix=prefix)
+            )
         except ExportError as exc:
             yield ExportOutcome(source, error=str(exc))
         else:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from .pseudonyms import Pseudonymizer
+from .secrets import is_placeholder
 
 __all__ = ["MIN_SCANNED_SECRET", "Context", "Ledger"]
 
@@ -33,9 +34,15 @@ class Ledger:
     secrets: dict[str, str] = field(default_factory=dict)
 
     def remove(self, rule: str, value: str) -> None:
-        """Count a removed secret and remember it for the leak scan."""
-        self.removed[rule] += 1
+        """Count a removed secret and remember it for the leak scan.
+
+        A value that is already a redaction (a recorder's ``[redacted]``) was
+        never a secret here: it is neither counted nor searched for.
+        """
         value = value.strip()
+        if is_placeholder(value):
+            return
+        self.removed[rule] += 1
         if len(value) >= MIN_SCANNED_SECRET:
             self.secrets.setdefault(value, rule)
 

@@ -24,10 +24,16 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 
-from .ledger import Context
+from .ledger import MIN_SCANNED_SECRET, Context
 from .pseudonyms import signature_placeholder
 from .rules import ARGUMENT_OBJECT_KEYS, OPAQUE_KEYS, is_id_key
-from .secrets import SECRET_QUERY_PARAMS, find_secrets, header_rule, placeholder
+from .secrets import (
+    SECRET_QUERY_PARAMS,
+    find_secrets,
+    header_rule,
+    is_placeholder,
+    placeholder,
+)
 
 __all__ = [
     "PROMPT_FIELDS",
@@ -116,9 +122,9 @@ def _header(name: str, value: Any, ctx: Context) -> Any:
         for one in value if isinstance(value, list) else [value]:
             ctx.ledger.remove(f"header:{lowered}", str(one))
             # "Bearer sk-…", "Basic dXNlcjpwYXNz": the token alone is the secret too.
-            token = str(one).partition(" ")[2]
-            if token:
-                ctx.ledger.secrets.setdefault(token.strip(), f"header:{lowered}")
+            token = str(one).partition(" ")[2].strip()
+            if len(token) >= MIN_SCANNED_SECRET and not is_placeholder(token):
+                ctx.ledger.secrets.setdefault(token, f"header:{lowered}")
         return REDACTED
     if rule == "request-id" and isinstance(value, str):
         return ctx.pseudonym("request-id-header", value)

@@ -30,6 +30,7 @@ __all__ = [
     "SecretRule",
     "find_secrets",
     "header_rule",
+    "is_placeholder",
     "placeholder",
 ]
 
@@ -176,6 +177,14 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
             out.append(match)
             last = match.end
     return out
+
+
+_PLACEHOLDER = re.compile(r"\[[a-z][a-z:\-]*\**\]|\**|\[redacted\]|\[removed\]")
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` is already a redaction (ours, or a recorder's ``[redacted]``)."""
+    return _PLACEHOLDER.fullmatch(value.strip()) is not None
 
 
 def placeholder(rule: str, width: int) -> str:

@@ -46,7 +46,7 @@ S = {
     "bearer_token": fill("", 40, "PlantedBearerToken"),
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkLWp3dCJ9.PlantedJwtSignature0001",
     "jwt_comment": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkLWNvbW1lbnQifQ.PlantedJwtSig02",
-    "aws_access_key": "AKIAPLANTED0000001",
+    "aws_access_key": "AKIAPLANTED000000001",
     "aws_secret_key": fill("", 40, "PlantedAwsSecretKey/"),
     "github_token": fill("ghp_", 40, "PlantedGithubToken"),
     "github_pat": fill("github_pat_", 60, "PlantedFineGrainedPat_"),
