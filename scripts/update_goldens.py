@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from inspector.cli.common import expand_paths
+from inspector.library import expand_paths
 from inspector.session import load_trace
 
 ROOT = Path(__file__).resolve().parent.parent

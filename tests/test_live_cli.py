@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from inspector.capture import load_recording
-from inspector.cli.common import expand_paths
 from inspector.core.adapters import ADAPTERS
+from inspector.library import expand_paths
 from inspector.serve.catalog import stream_name
 from inspector.session import load_trace
 

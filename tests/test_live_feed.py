@@ -19,8 +19,8 @@ import orjson
 import pytest
 
 from inspector.capture import Recording, load_recording
-from inspector.cli.common import expand_paths
 from inspector.core.adapters import ADAPTERS
+from inspector.library import expand_paths
 from inspector.live import LiveFeed, build_request
 from inspector.serve import ReplayServer, load_catalog
 from inspector.serve.catalog import stream_name

@@ -13,15 +13,13 @@ import orjson
 
 from ..core.adapters import PROVIDERS
 from ..core.trace import Trace
+from ..library import expand_paths as expand_paths
+from ..library import is_stream_file as is_stream_file
 from ..session import ProviderUnknown, load_trace
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
 EXIT_USAGE = 2
-
-# Files a directory argument expands to; golden files are not streams.
-STREAM_SUFFIXES = (".sse", ".jsonl", ".txt")
-NOT_STREAMS = (".events.jsonl", ".report.json")
 
 
 def add_provider_option(parser: Any) -> None:
@@ -31,24 +29,6 @@ def add_provider_option(parser: Any) -> None:
         choices=PROVIDERS,
         help="the stream's protocol (default: from the capture header, else detected)",
     )
-
-
-def is_stream_file(path: Path) -> bool:
-    """Whether a file inside a directory argument is a stream to read."""
-    name = path.name
-    return name.endswith(STREAM_SUFFIXES) and not name.endswith(NOT_STREAMS)
-
-
-def expand_paths(paths: Iterable[str]) -> list[Path]:
-    """Files as given, and the stream files below each directory, sorted."""
-    out: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_stream_file(p)))
-        else:
-            out.append(path)
-    return out
 
 
 def error(message: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..capture import Recording, load_recording
-from ..cli.common import expand_paths
+from ..library import expand_paths
 from ..session import guess_provider
 
 __all__ = ["ENDPOINTS", "Catalog", "Entry", "load_catalog", "stream_name"]
