@@ -321,6 +321,8 @@ def export_capture(
     path: str | Path, out_dir: str | Path, options: ExportOptions = ExportOptions()
 ) -> ExportResult:
     """Export one capture or raw SSE file into ``out_dir`` (raises :class:`ExportError`)."""
+    if Path(path).is_dir():
+        raise ExportError(f"{path}: is a directory (export_paths exports directories)")
     if not Path(path).is_file():
         raise ExportError(f"{path}: no such file")
     rec = load_recording(path)

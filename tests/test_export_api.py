@@ -1,0 +1,79 @@
+"""The Python entry points the CLI and the TUI's export dialog call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inspector.capture import load_recording
+from inspector.export import (
+    ExportError,
+    ExportOptions,
+    export_capture,
+    export_paths,
+    export_trace,
+    prepare_export,
+)
+from inspector.session import load_trace
+
+from .conftest import DATA
+
+CORPUS = DATA / "export"
+
+
+def test_export_capture_writes_the_files_and_returns_the_report(tmp_path: Path) -> None:
+    result = export_capture(
+        CORPUS / "anthropic-planted.jsonl", tmp_path, ExportOptions(text="mask", pytest=True)
+    )
+    assert set(result.files) == {"capture", "events", "pytest", "report"}
+    assert all(path.is_file() and path.parent == tmp_path for path in result.files.values())
+    assert result.report["provider"] == "anthropic"
+    assert result.report["options"] == {"text": "mask", "keep_request": False}
+    lines = result.summary()
+    assert lines[0].startswith("anthropic-planted.jsonl -> anthropic-planted.jsonl")
+    assert lines[-1].startswith("  verified: skeleton identical")
+
+
+def test_export_trace_exports_what_a_session_recorded_like_the_file_it_came_from(
+    tmp_path: Path,
+) -> None:
+    for name in ("gemini-planted.jsonl", "raw-planted.sse"):
+        from_file = export_capture(CORPUS / name, tmp_path / "file")
+        from_trace = export_trace(load_trace(CORPUS / name), tmp_path / "trace")
+        for role, path in from_file.files.items():
+            assert from_trace.files[role].read_bytes() == path.read_bytes(), (name, role)
+
+
+def test_prepare_export_writes_nothing(tmp_path: Path) -> None:
+    prepared = prepare_export(
+        load_recording(CORPUS / "raw-planted.sse"), ExportOptions(pytest=True)
+    )
+    assert sorted(prepared.names) == ["capture", "events", "pytest", "report"]
+    assert set(prepared.files) == set(prepared.names.values())
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [(CORPUS / "missing.jsonl", "no such file"), (CORPUS, "is a directory")],
+)
+def test_bad_paths_raise_export_error_with_a_message(path: Path, message: str) -> None:
+    with pytest.raises(ExportError, match=message):
+        export_capture(path, "unused")
+
+
+def test_an_unknown_text_mode_is_refused() -> None:
+    with pytest.raises(ExportError, match="--text must be one of keep, mask"):
+        prepare_export(load_recording(CORPUS / "raw-planted.sse"), ExportOptions(text="blur"))
+
+
+def test_export_paths_reports_each_input_and_goes_on_after_a_failure(tmp_path: Path) -> None:
+    outcomes = list(
+        export_paths([tmp_path / "nope.sse", CORPUS / "raw-planted.sse"], tmp_path / "out")
+    )
+    assert [(o.source.name, o.result is not None) for o in outcomes] == [
+        ("nope.sse", False),
+        ("raw-planted.sse", True),
+    ]
+    assert outcomes[0].error is not None and "no such file" in outcomes[0].error
