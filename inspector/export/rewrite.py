@@ -31,6 +31,7 @@ JSON syntax is never touched: only the content of strings (and, with
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -188,9 +189,16 @@ class _BodyRewriter:
     def _string(
         self, units: Units, start: int, segments: _Segments, treatment: Treatment
     ) -> _String:
+        covered = self.covered
+        if len(segments.joined_starts) == 1:
+            # One data line (nearly always): offsets are a running sum.
+            base = segments.body_starts[0] + start
+            offsets = list(itertools.accumulate(units.widths[:-1], initial=base))
+            end = base + sum(units.widths)
+            covered[base:end] = b"\x01" * (end - base)
+            return _String(units, offsets if units.widths else [], treatment)
         offsets = []
         at = start
-        covered = self.covered
         for width in units.widths:
             offset = segments.to_body(at)
             offsets.append(offset)
