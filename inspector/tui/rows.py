@@ -98,7 +98,7 @@ def frame_columns(index: TraceIndex) -> tuple[int, bool]:
 def frame_header(index: TraceIndex) -> Text:
     """The column titles above the frame rows."""
     width, with_id = frame_columns(index)
-    head = f"  {'#':>{width}} {'+ms':>6} {'gap':>5} {'event':<18} "
+    head = f"  {'#':>{width}} {'+ms':>6} {'gap':>5} {'event':<16} "
     if with_id:
         head += f"{'id':<6} "
     return Text(head + f"{'bytes':>5} data", "bold")
@@ -127,8 +127,8 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
         text.append(" ")
     label = index.frame_label(frame)
     label_style = "yellow italic" if ignored is not None else "bold" if not quiet else ""
-    label_text = one_line(label, 17, label_style)
-    label_text.truncate(18, overflow="ellipsis", pad=True)
+    label_text = one_line(label, 15, label_style)
+    label_text.truncate(16, overflow="ellipsis", pad=True)
     text.append_text(label_text)
     text.append(" ")
     if with_id:
@@ -195,25 +195,27 @@ def event_summary(event: dict[str, Any]) -> Text:
 
 
 def event_row(index: TraceIndex, event: int, rules: list[int], breakpoint: bool) -> Text:
-    """One event: seq, type, block, kind, summary; errors and violations in red."""
+    """One event: seq, type, block and kind (block events only), summary; errors in red."""
     e = index.trace.events[event]
     kind = str(e.get("type"))
-    width = max(3, len(str(index.n_events)))
+    width = max(2, len(str(index.n_events)))
     failed = kind == "stream.error" or bool(rules)
     text = Text(no_wrap=True, end="", style="red" if failed else "")
     text.append("●" if breakpoint else " ", "bold red")
     text.append(f"{e.get('seq', event + 1)!s:>{width}} ")
-    text.append(f"{short_type(kind):<12}", EVENT_STYLES.get(kind, ""))
     block = e.get("block")
     if isinstance(block, dict):
-        text.append(f" {block.get('index', ''):>3} ")
+        text.append(f"{short_type(kind):<11}", EVENT_STYLES.get(kind, ""))
+        text.append(f" {block.get('index', ''):>2} ")
         delta = e.get("delta")
         sub = delta.get("kind") if isinstance(delta, dict) else block.get("kind")
         text.append(f"{_KIND_ABBREV.get(str(sub), str(sub)[:4]):<5}", "dim")
     else:
-        text.append(" " * 10)
+        # Stream events have no block: their summary starts right after the type.
+        text.append(f"{short_type(kind)} ", EVENT_STYLES.get(kind, ""))
     for rule in rules:
-        text.append(f"✗ rule {rule} ", "bold red reverse")
+        text.append(f"✗ rule {rule}", "bold red reverse")
+        text.append(" ")
     text.append_text(event_summary(e))
     return text
 
@@ -222,9 +224,9 @@ def transition_row(index: TraceIndex, transition: Transition) -> Text:
     """The frame that caused it, then ``subject before → after``."""
     text = Text(no_wrap=True, end="")
     where = f"f{transition.frame}" if transition.frame >= 0 else "end"
-    text.append(f"{where:>6} ", "dim")
+    text.append(f"{where:>{len(str(index.n_frames)) + 1}} ", "dim")
     stream = transition.subject == "stream"
-    text.append_text(safe_text(f"{transition.subject:<7}", "bold" if stream else ""))
+    text.append_text(safe_text(f"{transition.subject:<6} ", "bold" if stream else ""))
     text.append(transition.before, STATE_STYLES.get(transition.before, ""))
     text.append(" → ", "dim")
     text.append(transition.after, STATE_STYLES.get(transition.after, ""))

@@ -91,6 +91,10 @@ class MainScreen(Screen[None]):
                 tooltip="The exchange: request, response, timings"),
         Binding("question_mark", "help", "Help", key_display="?", id="help.open",
                 tooltip="All keys"),
+        Binding("tab", "pane(1)", "Next pane", show=False, id="pane.next",
+                tooltip="Next pane (the one shown, when narrow)"),
+        Binding("shift+tab", "pane(-1)", "Previous pane", show=False, id="pane.previous",
+                tooltip="Previous pane"),
         Binding("escape", "back", "Back", show=False, id="back",
                 tooltip="Close search / stop following a block / back to the picker"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
@@ -169,15 +173,25 @@ class MainScreen(Screen[None]):
         for name, _ in PANES:
             self.query_one(f"#{name}").set_class(name == pane, "-active")
 
+    def _focus_pane(self, pane: str) -> None:
+        targets = {"frames": FramesList, "events": EventsList, "state": TransitionsList}
+        target = self.query_one(BlocksPane) if pane == "blocks" else self.query_one(targets[pane])
+        self._show_pane(pane)
+        target.focus()
+
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_chosen(self, event: Tabs.TabActivated) -> None:
-        pane = (event.tab.id or "tab-frames").removeprefix("tab-")
-        self._show_pane(pane)
-        focus_target = {"frames": FramesList, "events": EventsList, "state": TransitionsList}
-        if pane == "blocks":
-            self.query_one(BlocksPane).focus()
-        else:
-            self.query_one(focus_target[pane]).focus()
+        self._focus_pane((event.tab.id or "tab-frames").removeprefix("tab-"))
+
+    def action_pane(self, delta: int) -> None:
+        """Focus the next / previous pane (narrow terminals show only that one)."""
+        names = [name for name, _ in PANES]
+        current = "frames"
+        for ancestor in self.focused.ancestors_with_self if self.focused else ():
+            if ancestor.id in names and ancestor.has_class("pane"):
+                current = ancestor.id
+                break
+        self._focus_pane(names[(names.index(current) + delta) % len(names)])
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         """Tab between panes on a narrow screen: the focused pane is the one shown."""

@@ -105,11 +105,12 @@ class PickerScreen(Screen[None]):
     def on_mount(self) -> None:
         """Columns, title, and the scan in the background."""
         table = self.query_one(DataTable)
-        table.add_column("provider", key="provider")
-        table.add_column("scenario", key="scenario")
-        table.add_column("terminal state", key="state")
-        table.add_column("frames", key="frames")
-        table.add_column("bytes", key="bytes")
+        # Fixed widths: rows arrive one by one and the table must not jump around.
+        table.add_column("provider", key="provider", width=16)
+        table.add_column("scenario", key="scenario", width=40)
+        table.add_column("terminal state", key="state", width=34)
+        table.add_column("frames", key="frames", width=7)
+        table.add_column("bytes", key="bytes", width=8)
         title = Text(" inspector · ", "bold", end="")
         if not self.files:
             where = str(self.root) if self.root is not None else "the bundled library"

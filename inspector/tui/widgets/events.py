@@ -90,7 +90,7 @@ class EventsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         """Column header, list, and the provenance line of the selected event."""
-        yield Static(Text("  seq type         blk kind summary", "bold"), classes="columns")
+        yield Static(Text("  seq type        blk kind summary", "bold"), classes="columns")
         yield EventsList(self.index, self.cursor, id="events-list")
         yield TextView(id="event-source", classes="heading")
 

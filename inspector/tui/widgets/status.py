@@ -55,7 +55,7 @@ def status_text(
         text.append_text(one_line(model, 60))
     text.append(" · ", "dim")
     text.append_text(one_line(source, 80, "italic"))
-    text.append("   ● ", "bold")
+    text.append("  ● ", "bold")
     text.append_text(state_text(index.stream_state_at(cursor.k)))
     n = index.n_frames
     if cursor.position < 0:
@@ -65,9 +65,9 @@ def status_text(
     else:
         where = f"frame {cursor.position}/{n}"
     selected = 0 if cursor.event is None else cursor.event + 1
-    text.append(f"   {where} · event {selected}/{index.n_events}", "bold")
+    text.append(f"  {where} · event {selected}/{index.n_events}", "bold")
     ttfc = index.time_to_first_content()
-    text.append("   TTFC ", "dim")
+    text.append("  TTFC ", "dim")
     text.append("—" if ttfc is None else f"{ttfc * 1000:.0f} ms")
     text.append(" · max gap ", "dim")
     text.append(

@@ -1,0 +1,91 @@
+"""The picker over a folder of captures, and the ``open`` command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from textual.widgets import DataTable
+
+from inspector.cli import _with_default_command, build_parser
+from inspector.cli.open import parse_keymap
+from inspector.tui import InspectorApp
+from inspector.tui.screens.main import MainScreen
+from inspector.tui.screens.picker import PickerScreen, capture_files, describe_capture
+
+from ..conftest import ROOT
+from .helpers import DATA, TEXT_THEN_TOOL, VIOLATION, panes, plain
+
+
+def test_the_picker_lists_stream_files_only() -> None:
+    assert [p.name for p in capture_files(DATA)] == [
+        "anthropic-text-then-tool.jsonl", "tool-call-violation.jsonl", "untrusted-text.jsonl",
+    ]  # fmt: skip
+
+
+def test_a_capture_is_summarized_by_provider_scenario_outcome_and_size() -> None:
+    entry = describe_capture(VIOLATION, DATA)
+    assert (entry.provider, entry.scenario, entry.state, entry.detail) == (
+        "openai-chat", "tool-call-violation", "failed", "protocol_error",
+    )  # fmt: skip
+    assert (entry.frames, entry.size) == (10, 2827)
+
+
+async def test_the_picker_opens_a_capture_and_escape_comes_back() -> None:
+    app = InspectorApp(None, captures=DATA)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        table = picker.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows[0] == ["anthropic", "anthropic-text-then-tool", "completed · tool_calls", "14",
+                           "1562"]  # fmt: skip
+        assert rows[1][1:3] == ["tool-call-violation", "failed · protocol_error"]
+        assert "data · 3 streams" in plain(picker.query_one("#picker-title"))
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, MainScreen)
+        assert "data/tool-call-violation.jsonl" in panes(app.screen).status
+        await pilot.press("escape")
+        assert app.screen is picker
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_an_empty_folder_says_how_to_open_a_file(tmp_path: object) -> None:
+    app = InspectorApp(None, captures=tmp_path)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 20)) as pilot:
+        await pilot.pause()
+        title = plain(app.screen.query_one("#picker-title"))
+        assert "no captures found in" in title and "inspector open PATH" in title
+
+
+def test_a_path_or_nothing_becomes_the_open_command() -> None:
+    assert _with_default_command(["x.sse"]) == ["open", "x.sse"]
+    assert _with_default_command([]) == ["open"]
+    args = build_parser().parse_args(["open", "x.sse", "--frame", "3", "--keymap", "step.next=j"])
+    assert (args.path, args.frame, args.keymap) == ("x.sse", 3, ["step.next=j"])
+
+
+def test_keymaps_are_id_equals_keys() -> None:
+    assert parse_keymap(["step.next=j", " step.previous = k,left "]) == {
+        "step.next": "j", "step.previous": "k,left",
+    }  # fmt: skip
+    assert parse_keymap(["step.next"]) is None
+
+
+def inspector(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+
+
+def test_open_has_help_and_refuses_what_it_cannot_open() -> None:
+    result = inspector("open", "--help")
+    assert result.returncode == 0 and "usage: inspector open" in result.stdout
+    result = inspector("open", "no/such/file.sse")
+    assert result.returncode == 2 and "no/such/file.sse: no such file" in result.stderr
+    result = inspector("open", "--keymap", "nonsense", str(TEXT_THEN_TOOL))
+    assert result.returncode == 2 and "expected ID=KEYS" in result.stderr
