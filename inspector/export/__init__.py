@@ -34,6 +34,7 @@ import orjson
 from ..capture import Recording, chunk_record, load_recording, parse_recording
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
+from ..library import is_stream_file
 from ..session import guess_provider, trace_recording
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
@@ -354,8 +355,6 @@ def _inputs(paths: Iterable[str | Path], out_dir: Path) -> list[tuple[Path, Path
     One directory is exported straight into ``out_dir`` (its layout kept);
     with several inputs each directory gets a folder of its own name.
     """
-    from ..cli.common import is_stream_file  # the same rule as `inspector check`
-
     given = [Path(p) for p in paths]
     out_root = out_dir.resolve()
     found: list[tuple[Path, Path]] = []
