@@ -60,9 +60,17 @@ def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
         normalizer.feed(data, time)
     end = rec.end
     if end is None:
-        why = rec.problems[0] if rec.problems else "the capture has no end record"
-        end = TransportEnd("eof", None, why)
+        why = _without_path(rec.problems[0], rec.path) if rec.problems else "no end record"
+        end = TransportEnd("eof", None, f"the capture is incomplete ({why})")
     return normalizer.finish(end)
+
+
+def _without_path(problem: str, path: str) -> str:
+    # Events must not depend on where the file sits (goldens, exports); the
+    # path stays in trace.problems for the user.
+    rest = problem.removeprefix(f"{path}:").strip()
+    line, sep, what = rest.partition(": ")
+    return f"line {line}: {what}" if sep and line.isdigit() else rest
 
 
 def load_trace(path: str | Path, provider: str | None = None) -> Trace:
