@@ -34,7 +34,7 @@ import orjson
 from ..capture import Recording, chunk_record, load_recording, parse_recording
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
-from ..library import is_stream_file
+from ..library import STREAM_SUFFIXES, is_stream_file
 from ..session import guess_provider, trace_recording
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
@@ -63,7 +63,6 @@ __all__ = [
 ]
 
 TEXT_MODES: Final = ("keep", "mask")
-_STREAM_SUFFIXES: Final = (".jsonl", ".sse", ".txt")
 
 
 class ExportError(Exception):
@@ -208,7 +207,7 @@ def _check_chunking(original: Trace, anonymized: Trace) -> str | None:
 
 def _base_name(source: str) -> str:
     name = Path(source).name
-    for suffix in _STREAM_SUFFIXES:
+    for suffix in STREAM_SUFFIXES:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return Path(name).stem or "capture"
