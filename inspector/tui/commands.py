@@ -42,7 +42,7 @@ def commands_for(screen: MainScreen) -> list[Command]:
     elif screen.index.n_frames:
         add(Command("Play with the recorded timing", screen.action_play, "space"))
     after = 0 if cursor.event is None else cursor.event + 1
-    if screen.index.next_problem_event(after) is not None:
+    if screen.index.problems.next_event(after) is not None:
         add(Command("Jump to the next error or violation", screen.action_next_problem, "e"))
     breakpoint = screen.breakpoint_target()
     if breakpoint is not None:

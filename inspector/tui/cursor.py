@@ -114,11 +114,11 @@ class Cursor:
     def next_problem(self) -> bool:
         """Jump to the next ``stream.error`` or violation after the selected event."""
         start = self.event + 1 if self.event is not None else 0
-        target = self.index.next_problem_event(start)
+        target = self.index.problems.next_event(start)
         if target is not None:
             return self.select_event(target)
         # A stream-wide violation (exactly-one-terminal) lives at the end.
-        if any(v.event < 0 for v in self.index.violations) and not self.at_end:
+        if any(v.event < 0 for v in self.index.problems.violations) and not self.at_end:
             return self.end()
         return False
 

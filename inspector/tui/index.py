@@ -16,7 +16,9 @@ position fixes ``k``, the number of events that exist by then
   a bisect over the cumulative lengths recorded at each delta;
 * which blocks are open at ``k`` comes from a checkpoint of the open set
   taken every :data:`CHECKPOINT_EVERY` events, plus the few block
-  transitions between that checkpoint and ``k``.
+  transitions between that checkpoint and ``k`` (:mod:`.timeline`);
+* errors, violations and ignored frames are sorted by where they happen, so
+  "the next one after the cursor" is a bisect too (:mod:`.problems`).
 
 So stepping costs the same on a 100-frame capture as on a 100,000-frame
 one, and stepping back never replays anything. :meth:`TraceIndex.sync` reads
@@ -27,133 +29,20 @@ grows while it is shown stays cheap. The index never writes to the trace.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from bisect import bisect_left
 from typing import Any, Final
 
-import orjson
-
 from ..core.invariants import check_invariants
-from ..core.trace import Ignored, Trace
+from ..core.trace import Trace
+from .buffers import BlockInfo
+from .labels import frame_label
+from .problems import Problems, ViolationInfo
+from .timeline import CHECKPOINT_EVERY, StateTimeline
 
-__all__ = ["CHECKPOINT_EVERY", "BlockInfo", "PrefixText", "TraceIndex", "ViolationInfo"]
-
-#: Events between two checkpoints of the set of open blocks.
-CHECKPOINT_EVERY: Final = 256
+__all__ = ["CHECKPOINT_EVERY", "LONG_GAP", "BlockInfo", "TraceIndex", "ViolationInfo"]
 
 #: Gaps between frames from this long (seconds) are called out in the Frames pane.
 LONG_GAP: Final = 0.25
-
-
-class PrefixText:
-    """Text assembled from fragments, readable as of any event count.
-
-    ``ends[j]`` is the total length after fragment ``j`` and ``events[j]`` the
-    event that carried it; the text as of ``k`` events is a prefix of the
-    whole, found with one bisect. Fragments are joined lazily, once.
-    """
-
-    __slots__ = ("_joined", "_pending", "ends", "events")
-
-    def __init__(self) -> None:
-        self.ends = array("q")
-        self.events = array("q")
-        self._joined = ""
-        self._pending: list[str] = []
-
-    def add(self, event: int, text: str) -> None:
-        """Record one fragment carried by event ``event``."""
-        self.ends.append((self.ends[-1] if self.ends else 0) + len(text))
-        self.events.append(event)
-        self._pending.append(text)
-
-    def count_at(self, k: int) -> int:
-        """Fragments received among the first ``k`` events."""
-        return bisect_left(self.events, k)
-
-    def length_at(self, k: int) -> int:
-        """Characters received among the first ``k`` events."""
-        j = bisect_left(self.events, k)
-        return self.ends[j - 1] if j else 0
-
-    def text_at(self, k: int, tail: int | None = None) -> tuple[str, int]:
-        """(text as of ``k`` events, characters left out before it).
-
-        With ``tail`` only the last ``tail`` characters are returned, so a
-        block of megabytes still renders in constant time.
-        """
-        length = self.length_at(k)
-        if self._pending:
-            self._joined += "".join(self._pending)
-            self._pending.clear()
-        start = 0 if tail is None else max(0, length - tail)
-        return self._joined[start:length], start
-
-
-@dataclass(slots=True)
-class BlockInfo:
-    """One block as the index knows it (content readable at any event count)."""
-
-    index: int
-    id: str
-    kind: str
-    provider_type: str
-    name: str | None
-    call_id: str | None
-    start_event: int
-    close_event: int | None = None  # block.stop, or the stream.error that aborted it
-    stopped: bool = False  # closed by block.stop (not aborted)
-    events: array[int] = field(default_factory=lambda: array("q"))
-    text: PrefixText = field(default_factory=PrefixText)
-    signature: PrefixText = field(default_factory=PrefixText)
-    citations: array[int] = field(default_factory=lambda: array("q"))
-    parsed: tuple[bool, str | None] | None = None  # (valid, error) once closed
-
-    def state_at(self, k: int) -> str:
-        """``new`` / ``open`` / ``closed`` as of ``k`` events."""
-        if self.start_event >= k:
-            return "new"
-        if self.close_event is not None and self.close_event < k:
-            return "closed"
-        return "open"
-
-    def aborted_at(self, k: int) -> bool:
-        """True when the block was closed by the stream ending, not by block.stop."""
-        return self.state_at(k) == "closed" and not self.stopped
-
-    def events_at(self, k: int) -> int:
-        """How many of the events that built this block exist among the first ``k``."""
-        return bisect_left(self.events, k)
-
-    def arguments_check(self) -> tuple[bool, str | None]:
-        """Parse the whole content as JSON (only ever asked once the block closed)."""
-        if self.parsed is None:
-            raw, _ = self.text.text_at(1 << 62)
-            if not raw.strip():
-                self.parsed = (True, None)  # no parameters: providers send ""
-            else:
-                try:
-                    orjson.loads(raw)
-                    self.parsed = (True, None)
-                except orjson.JSONDecodeError as exc:
-                    self.parsed = (False, str(exc))
-        return self.parsed
-
-
-@dataclass(frozen=True, slots=True)
-class ViolationInfo:
-    """A broken rule, placed on the timeline.
-
-    ``source`` is ``provider`` (the machine refused the provider's stream) or
-    ``output`` (the independent checker found our own output broken).
-    ``event`` is the event it is attached to (-1: the stream as a whole).
-    """
-
-    rule: int
-    message: str
-    frame: int
-    event: int
-    source: str
 
 
 class TraceIndex:
@@ -171,17 +60,8 @@ class TraceIndex:
         self.block_order: list[int] = []  # block indices in the order they started
         self.block_starts = array("q")  # their start events, same order (sorted)
         self._block_by_id: dict[str, int] = {}
-        self.stream_events = array("q")  # stream transitions: causing event
-        self.stream_states: list[str] = []  # ... and the state after
-        self.transition_events = array("q")  # every transition's event, in order
-        self._block_tr_events = array("q")
-        self._block_tr: list[tuple[int, bool]] = []  # (block index, opened?)
-        self._open: set[int] = set()
-        self._checkpoints: list[tuple[int, ...]] = []  # open set before event c*K
-        self.violations: list[ViolationInfo] = []
-        self.problem_events = array("q")  # stream.error events and violation events
-        self.ignored: dict[int, Ignored] = {}
-        self._ignored_frames = array("q")  # sorted frame indices of ``ignored``
+        self.states = StateTimeline()
+        self.problems = Problems()
         self.heartbeat_frames: set[int] = set()
         self.first_content_event: int | None = None
         self.max_gap = 0.0
@@ -244,7 +124,7 @@ class TraceIndex:
                     block.events.append(i)
                     block.stopped = True
             elif kind == "stream.error":
-                self.problem_events.append(i)
+                self.problems.add_error(i)
             elif kind == "stream.heartbeat":
                 frame = trace.frame_of_event(i)
                 if frame >= 0:
@@ -296,48 +176,25 @@ class TraceIndex:
     def _sync_transitions(self, trace: Trace) -> None:
         transitions = trace.transitions
         total = len(transitions)
-        k_every = CHECKPOINT_EVERY
         for i in range(self._n_transitions, total):
             t = transitions[i]
-            self.transition_events.append(t.event)
-            if t.subject == "stream":
-                self.stream_events.append(t.event)
-                self.stream_states.append(t.after)
-                continue
-            index = self._block_by_id.get(t.subject)
-            if index is None:
-                continue
-            # Checkpoints hold the open set before event c*K: take every one
-            # this transition's event has reached before applying it.
-            while len(self._checkpoints) * k_every <= t.event:
-                self._checkpoints.append(tuple(sorted(self._open)))
-            opened = t.after == "open"
-            if opened:
-                self._open.add(index)
-            elif t.after == "closed":
-                self._open.discard(index)
+            index = None if t.subject == "stream" else self._block_by_id.get(t.subject)
+            self.states.add(t, index)
+            if index is not None and t.after == "closed":
                 self.blocks[index].close_event = t.event
-            self._block_tr_events.append(t.event)
-            self._block_tr.append((index, opened))
         self._n_transitions = total
 
     def _sync_violations(self, trace: Trace) -> None:
         violations = trace.violations
         total = len(violations)
-        if total == self._n_violations:
-            return
         for i in range(self._n_violations, total):
             v = violations[i]
-            self._add_violation(ViolationInfo(v.rule, v.message, v.frame, v.event, v.source))
+            self.problems.add_violation(
+                ViolationInfo(v.rule, v.message, v.frame, v.event, v.source)
+            )
+        if total != self._n_violations:
+            self.version += 1
         self._n_violations = total
-
-    def _add_violation(self, info: ViolationInfo) -> None:
-        self.violations.append(info)
-        self.violations.sort(key=lambda v: (v.event if v.event >= 0 else 1 << 62, v.rule))
-        if info.event >= 0:
-            position = bisect_right(self.problem_events, info.event)
-            self.problem_events.insert(position, info.event)
-        self.version += 1
 
     def check_output(self) -> list[ViolationInfo]:
         """Run the independent checker over the emitted events (once the stream ended).
@@ -358,19 +215,14 @@ class TraceIndex:
         """Record what :meth:`check_output` found."""
         self.output_checked = True
         for info in found:
-            self._add_violation(info)
+            self.problems.add_violation(info)
         self.version += 1
 
     def _sync_ignored(self, trace: Trace) -> None:
         ignored = trace.ignored
         total = len(ignored)
         for i in range(self._n_ignored, total):
-            entry = ignored[i]
-            if entry.frame not in self.ignored:
-                self.ignored[entry.frame] = entry
-                self._ignored_frames.insert(
-                    bisect_right(self._ignored_frames, entry.frame), entry.frame
-                )
+            self.problems.add_ignored(ignored[i])
         if total != self._n_ignored:
             self.version += 1
         self._n_ignored = total
@@ -410,74 +262,27 @@ class TraceIndex:
 
     def stream_state_at(self, k: int) -> str:
         """The stream's state once the first ``k`` events were emitted."""
-        j = bisect_left(self.stream_events, k)
-        return self.stream_states[j - 1] if j else "idle"
+        return self.states.stream_state_at(k)
 
     def transitions_at(self, k: int) -> int:
         """How many transitions happened by ``k`` events (a prefix of the list)."""
-        return bisect_left(self.transition_events, k)
+        return self.states.transitions_at(k)
 
     def blocks_at(self, k: int) -> int:
         """How many blocks have started by ``k`` events (a prefix of ``block_order``)."""
         return bisect_left(self.block_starts, k)
 
     def open_blocks_at(self, k: int) -> list[int]:
-        """Indices of the blocks open after ``k`` events, from the nearest checkpoint."""
-        c = min(k // CHECKPOINT_EVERY, len(self._checkpoints) - 1)
-        current: set[int] = set(self._checkpoints[c]) if c >= 0 else set()
-        c = max(c, 0)
-        lo = bisect_left(self._block_tr_events, c * CHECKPOINT_EVERY)
-        hi = bisect_left(self._block_tr_events, k)
-        for index, opened in self._block_tr[lo:hi] if hi - lo else ():
-            if opened:
-                current.add(index)
-            else:
-                current.discard(index)
-        return sorted(current, key=lambda i: self.blocks[i].start_event)
-
-    def violations_at(self, k: int, ended: bool) -> list[ViolationInfo]:
-        """Violations whose event exists by ``k`` (stream-wide ones once ``ended``)."""
-        return [v for v in self.violations if (v.event < k if v.event >= 0 else ended)]
-
-    def ignored_at(self, position: int) -> int:
-        """How many frames up to ``position`` produced nothing (ignored)."""
-        return bisect_right(self._ignored_frames, position)
-
-    def next_problem_event(self, k: int) -> int | None:
-        """The first error or violation event not yet emitted at ``k`` events."""
-        j = bisect_left(self.problem_events, k)
-        return self.problem_events[j] if j < len(self.problem_events) else None
+        """Indices of the blocks open after ``k`` events, oldest first."""
+        return sorted(self.states.open_at(k), key=lambda i: self.blocks[i].start_event)
 
     # -- frames ---------------------------------------------------------------
 
     def frame_label(self, frame: int) -> str:
-        """A frame's event name; for data-only protocols the JSON ``type``.
-
-        OpenAI Chat and Gemini send every frame as the default ``message``
-        event, which says nothing; their data's ``type`` (when there is one),
-        ``[DONE]`` or ``: comment`` does.
-        """
+        """The frame's label for the Frames pane and breakpoints (cached)."""
         label = self._labels.get(frame)
-        if label is not None:
-            return label
-        f = self.trace.frames[frame]
-        if f.comment is not None:
-            label = ": comment"
-        elif f.event != "message":
-            label = f.event
-        elif f.data.strip() == "[DONE]":
-            label = "[DONE]"
-        else:
-            label = "message"
-            head = f.data.lstrip()[:1]
-            if head == "{" and '"type"' in f.data:
-                try:
-                    value = orjson.loads(f.data)
-                except orjson.JSONDecodeError:
-                    value = None
-                if isinstance(value, dict) and isinstance(value.get("type"), str):
-                    label = value["type"]
-        self._labels[frame] = label
+        if label is None:
+            label = self._labels[frame] = frame_label(self.trace.frames[frame])
         return label
 
     def frame_gap(self, frame: int) -> float | None:

@@ -7,6 +7,7 @@ tests can read a row without a terminal. Provider strings go through
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from rich.text import Text
@@ -52,6 +53,7 @@ EVENT_STYLES: Final[dict[str, str]] = {
     "stream.warning": "yellow",
 }
 
+_TYPE_PREFIX: Final = re.compile(r'\{\s*"type"\s*:\s*"([^"\\]*)"\s*,?\s*')
 _SHORT_TYPES: Final = {"stream.heartbeat": "heartbeat", "stream.warning": "warning"}
 _KIND_ABBREV: Final = {
     "text": "text",
@@ -109,7 +111,7 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
     trace = index.trace
     f = trace.frames[frame]
     width, with_id = frame_columns(index)
-    ignored = index.ignored.get(frame)
+    ignored = index.problems.ignored.get(frame)
     quiet = f.comment is not None or frame in index.heartbeat_frames
     text = Text(no_wrap=True, end="", style="dim" if quiet else "")
     text.append("●" if breakpoint else " ", "bold red")
@@ -140,8 +142,16 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
     if f.comment is not None:
         text.append_text(one_line(": " + f.comment, 300))
     else:
-        text.append_text(one_line(f.data, 300))
+        text.append_text(one_line(_without_type(f.data, label), 300))
     return text
+
+
+def _without_type(data: str, label: str) -> str:
+    # The event column already says the JSON "type": the preview starts after it.
+    match = _TYPE_PREFIX.match(data)
+    if match is None or match.group(1) != label:
+        return data
+    return "{…" + data[match.end() :]
 
 
 def _quote(value: str, limit: int = 120) -> Text:
@@ -167,7 +177,7 @@ def event_summary(event: dict[str, Any]) -> Text:
             text.append_text(one_line(str(event.get("call_id")), 40))
         elif event.get("visibility") == "internal":
             text.append("internal", "magenta")
-        else:
+        elif event.get("provider_type") != event.get("block", {}).get("kind"):
             text.append_text(one_line(str(event.get("provider_type", "")), 40, "dim"))
     elif kind == "block.delta":
         delta = event.get("delta") or {}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.trace import Trace, TransportEnd
-from inspector.tui import index as index_module
+from inspector.tui import timeline as timeline_module
 from inspector.tui.index import TraceIndex
 
 from .scripted import ScriptAdapter, scripted_trace
@@ -107,17 +107,17 @@ def test_an_aborted_block_is_closed_by_the_error_not_by_a_stop() -> None:
     assert block.state_at(index.n_events) == "closed"
     assert block.aborted_at(index.n_events)
     assert not block.stopped
-    assert index.problem_events.tolist() == [3]
+    assert index.problems.events.tolist() == [3]
 
 
 def test_a_provider_violation_is_placed_on_its_frame_and_event() -> None:
     frames = [[["start"], ["open", 0, "text"]], [["delta", 5, "text", "x"]]]
     index = TraceIndex(scripted_trace(frames))
-    [violation] = index.violations
+    [violation] = index.problems.violations
     assert (violation.rule, violation.frame, violation.source) == (2, 1, "provider")
     assert index.trace.events[violation.event]["type"] == "stream.error"
-    assert index.violations_at(violation.event, ended=False) == []
-    assert index.violations_at(violation.event + 1, ended=False) == [violation]
+    assert index.problems.violations_at(violation.event, ended=False) == []
+    assert index.problems.violations_at(violation.event + 1, ended=False) == [violation]
 
 
 def test_positions_run_from_before_the_first_frame_to_the_end_of_bytes() -> None:
@@ -185,8 +185,8 @@ def test_state_as_of_every_k_matches_a_replay(frames: list[list[Any]], finish: b
     if finish:
         steps.append([["finish"]])
     trace = scripted_trace(steps)
-    original = index_module.CHECKPOINT_EVERY
-    index_module.CHECKPOINT_EVERY = 3  # checkpoints every few events, so they are exercised
+    original = timeline_module.CHECKPOINT_EVERY
+    timeline_module.CHECKPOINT_EVERY = 3  # checkpoints every few events, so they are exercised
     try:
         index = TraceIndex(trace)
         for k in range(index.n_events + 1):
@@ -199,4 +199,4 @@ def test_state_as_of_every_k_matches_a_replay(frames: list[list[Any]], finish: b
                 assert block.text.text_at(k)[0] == replayed_text(trace, number, k)
             assert index.transitions_at(k) == sum(1 for t in trace.transitions if t.event < k)
     finally:
-        index_module.CHECKPOINT_EVERY = original
+        timeline_module.CHECKPOINT_EVERY = original

@@ -34,7 +34,7 @@ class EventsList(LineList):
         """Rule numbers of the violations attached to ``event``."""
         if self._rules_version != self.index.version:
             self._rules = {}
-            for v in self.index.violations:
+            for v in self.index.problems.violations:
                 self._rules.setdefault(v.event, []).append(v.rule)
             self._rules_version = self.index.version
         return self._rules.get(event, [])

@@ -140,7 +140,7 @@ class FramesPane(Vertical):
             heading.append(f"\n→ events {seqs}{' …' if len(produced) > 8 else ''}", "cyan")
         else:
             heading.append("\n→ no event", "dim")
-        ignored = index.ignored.get(frame)
+        ignored = index.problems.ignored.get(frame)
         if ignored is not None:
             heading.append("\n⊘ ignored: ", "bold yellow")
             heading.append_text(one_line(ignored.reason, 200, "yellow"))

@@ -29,11 +29,46 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
     """Base class: rows rendered on demand, one highlighted cursor row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move(-1)", "Up", show=False, id="list.up"),
-        Binding("down", "move(1)", "Down", show=False, id="list.down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="list.page_up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="list.page_down"),
-        Binding("enter", "choose", "Choose", show=False, id="list.choose"),
+        Binding(
+            "up",
+            "move(-1)",
+            "Up",
+            show=False,
+            id="list.up",
+            tooltip="Previous row: frame, event or transition (moves the cursor)",
+        ),
+        Binding(
+            "down",
+            "move(1)",
+            "Down",
+            show=False,
+            id="list.down",
+            tooltip="Next row: frame, event or transition (moves the cursor)",
+        ),
+        Binding(
+            "pageup",
+            "page(-1)",
+            "Page up",
+            show=False,
+            id="list.page_up",
+            tooltip="A page of rows up",
+        ),
+        Binding(
+            "pagedown",
+            "page(1)",
+            "Page down",
+            show=False,
+            id="list.page_down",
+            tooltip="A page of rows down",
+        ),
+        Binding(
+            "enter",
+            "choose",
+            "Choose",
+            show=False,
+            id="list.choose",
+            tooltip="Go to the row's frame",
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"linelist--cursor"}

@@ -56,11 +56,11 @@ def state_summary(index: TraceIndex, cursor: Cursor) -> Text:
             more = " …" if len(open_blocks) > LISTED_BLOCKS else ""
             text.append(" · open: ", "dim")
             text.append_text(one_line(names + more, 200, STATE_STYLES["open"]))
-    ignored = index.ignored_at(cursor.position)
+    ignored = index.problems.ignored_at(cursor.position)
     if ignored:
         text.append("\nignored    ", "bold")
         text.append(f"{ignored} frame(s)", "yellow")
-    violations = index.violations_at(k, cursor.on_end_row)
+    violations = index.problems.violations_at(k, cursor.on_end_row)
     text.append("\nviolations ", "bold")
     if not violations:
         text.append("none", "green")
@@ -121,7 +121,7 @@ class TransitionsList(LineList):
         self.show(
             rows,
             None,
-            extent=len(self.index.transition_events),
+            extent=len(self.index.states.transition_events),
             reveal=rows - 1 if rows else None,
             dirty=dirty,
         )

@@ -74,9 +74,11 @@ def status_text(
         f"{index.max_gap * 1000:.0f} ms", "bold yellow" if index.max_gap >= LONG_GAP else ""
     )
     text.append(" · ignored ", "dim")
-    text.append(str(len(index.ignored)), "yellow" if index.ignored else "")
+    ignored = index.problems.ignored
+    text.append(str(len(ignored)), "yellow" if ignored else "")
     text.append(" · violations ", "dim")
-    text.append(str(len(index.violations)), "bold red" if index.violations else "green")
+    violations = index.problems.violations
+    text.append(str(len(violations)), "bold red" if violations else "green")
     if player.playing:
         text.append(f"   ▶ playing {player.speed:g}×", "bold green")
     elif player.speed != 1.0:
