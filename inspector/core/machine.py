@@ -126,6 +126,8 @@ class BlockBuffer:
     signature: list[str] = field(default_factory=list)
     citations: list[Any] = field(default_factory=list)
     ref: dict[str, Any] = field(default_factory=dict)
+    #: Indices of this block's events: the same column as ``trace.block_events[index]``.
+    events: IntColumn = field(default_factory=IntColumn)
 
     @property
     def id(self) -> str:
@@ -256,21 +258,21 @@ class StreamMachine:
             return
         if self.state == "open":
             self._stream("content")
-        trace = self.trace
+        text = action.text
         if kind == "citation":
             block.citations.append(action.citation)
-            delta = {"kind": kind, "text": action.text, "citation": action.citation}
+            delta = {"kind": kind, "text": text, "citation": action.citation}
             self._emit("block.delta", {"block": block.ref, "delta": delta})
-            index = len(trace.event_frame) - 1
+            block.events.append(len(self.trace.event_frame) - 1)
+            return
+        if kind == "signature":
+            block.signature.append(text)
         else:
-            if kind == "signature":
-                block.signature.append(action.text)
-            else:
-                block.parts.append(action.text)
-            # Stored compactly: the event keeps the very str the block buffer holds.
-            index = trace.events.append_delta(block.ref, kind, action.text)
-            trace.event_frame.append(self.frame)
-        trace.block_events[block.index].append(index)
+            block.parts.append(text)
+        trace = self.trace
+        # Stored compactly: the event keeps the very str the block buffer holds.
+        block.events.append(trace.events.append_delta(block.ref, kind, text))
+        trace.event_frame.append(self.frame)
 
     def _close(self, action: CloseBlock) -> None:
         self._ensure_started()
@@ -389,9 +391,10 @@ class StreamMachine:
             Transition(block.id, block.state, after, caused_by, self.frame)
         )
         if trigger == "start":
-            self.trace.block_events[block.index] = IntColumn([caused_by])
+            block.events.append(caused_by)
+            self.trace.block_events[block.index] = block.events
         elif trigger == "stop":
-            self.trace.block_events[block.index].append(caused_by)
+            block.events.append(caused_by)
         block.state = after
 
 

@@ -37,6 +37,7 @@ treat them as read-only.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast, overload
@@ -62,6 +63,8 @@ T = TypeVar("T")
 TRANSPORT_END_REASONS = ("eof", "reset", "timeout", "progress_timeout", "cancelled")
 
 TERMINAL_TYPES: Final = ("stream.done", "stream.error")
+
+_BLOCK_SIZE: Final = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,15 +200,22 @@ class _Log(Sequence[T]):
 
 
 class ChunkLog(_Log[Chunk]):
-    """Received chunks: all bytes in one buffer, offsets and times in columns.
+    """Received chunks: their bytes in large blocks, offsets and times in columns.
 
-    A chunk's ``index`` is its position: chunks are appended in the order
-    received.
+    New chunks are kept as they came until 64 KiB have gathered, then joined
+    into one block that is never copied again. (A single growing ``bytearray``
+    re-copies itself on every resize — about 8x the stream's size over a long
+    capture — and over-allocates by up to an eighth.) A chunk's ``index`` is its
+    position: chunks are appended in the order received.
     """
 
     def __init__(self, chunks: Iterable[Chunk] = ()) -> None:
-        self._bytes = bytearray()
-        self._at = IntColumn()  # where each chunk's bytes start in _bytes
+        self._blocks: list[bytes] = []
+        self._block_end = IntColumn()  # position just past each block
+        self._tail: list[bytes] = []  # chunks since the last block
+        self._tail_size = 0
+        self._size = 0  # bytes stored
+        self._at = IntColumn()  # where each chunk's bytes start
         self._offset = IntColumn()  # Chunk.offset: its place in the stream
         self._time = array("d")
         for chunk in chunks:
@@ -216,8 +226,8 @@ class ChunkLog(_Log[Chunk]):
 
     def _get(self, index: int) -> Chunk:
         at = self._at[index]
-        end = self._at[index + 1] if index + 1 < len(self._at) else len(self._bytes)
-        return Chunk(index, self._offset[index], self._time[index], bytes(self._bytes[at:end]))
+        end = self._at[index + 1] if index + 1 < len(self._at) else self._size
+        return Chunk(index, self._offset[index], self._time[index], self._read(at, end))
 
     def append(self, chunk: Chunk) -> None:
         """Record one chunk (its ``index`` is taken to be its position)."""
@@ -225,22 +235,27 @@ class ChunkLog(_Log[Chunk]):
 
     def add(self, offset: int, time: float, data: bytes) -> None:
         """Record one chunk without building a :class:`Chunk` first."""
-        self._at.append(len(self._bytes))
+        self._at.append(self._size)
         self._offset.append(offset)
         self._time.append(time)
-        self._bytes += data
+        if data:
+            self._tail.append(data)
+            self._tail_size += len(data)
+            self._size += len(data)
+            if self._tail_size >= _BLOCK_SIZE:
+                self._seal()
 
     @property
     def bytes_received(self) -> int:
         """Stream offset just past the last chunk (0 when there is none)."""
         if not self._at:
             return 0
-        return self._offset[-1] + len(self._bytes) - self._at[-1]
+        return self._offset[-1] + self._size - self._at[-1]
 
     @property
     def stored_bytes(self) -> int:
-        """Bytes held in the buffer: the sum of every chunk's length."""
-        return len(self._bytes)
+        """Bytes held: the sum of every chunk's length."""
+        return self._size
 
     def time_of(self, index: int) -> float:
         """Arrival time of chunk ``index``, without building the chunk."""
@@ -249,10 +264,33 @@ class ChunkLog(_Log[Chunk]):
     def span(self, start: int, end: int) -> bytes:
         """The stream's bytes from offset ``start`` to ``end``.
 
-        Stream offsets and buffer positions agree whenever the chunks hold the
-        stream from its first byte, as a normalizer's trace does.
+        Stream offsets and positions in the stored bytes agree whenever the
+        chunks hold the stream from its first byte, as a normalizer's trace does.
         """
-        return bytes(self._bytes[start:end])
+        return self._read(max(start, 0), min(end, self._size))
+
+    def _seal(self) -> None:
+        if self._tail:
+            self._blocks.append(b"".join(self._tail))  # one chunk: the same object
+            self._block_end.append(self._size)
+            self._tail = []
+            self._tail_size = 0
+
+    def _read(self, start: int, end: int) -> bytes:
+        if end <= start:
+            return b""
+        if end > self._size - self._tail_size:
+            self._seal()
+        ends = self._block_end
+        i = bisect_right(ends, start)
+        parts = []
+        while start < end:
+            block_start = ends[i - 1] if i else 0
+            stop = min(end, ends[i])
+            parts.append(self._blocks[i][start - block_start : stop - block_start])
+            start = stop
+            i += 1
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 class FrameLog(_Log[Frame]):
@@ -293,7 +331,7 @@ class FrameLog(_Log[Frame]):
 
     def extend(self, frames: Sequence[Frame]) -> None:
         """Record frames in order; one column at a time is cheaper than frame by frame."""
-        stored = len(self.chunks._bytes)
+        stored = self.chunks._size
         if frames and frames[-1].end > stored:  # frames end in order: the last ends last
             for i, frame in enumerate(frames, start=len(self._time)):
                 if frame.end > stored:
@@ -323,8 +361,9 @@ class FrameLog(_Log[Frame]):
         return self._time[index]
 
 
-# Event shapes in EventLog: FULL keeps the whole dict; the others are block.delta
-# events of that delta kind, kept as (block index, text).
+# How EventLog stores an event: a shape per event, ``block index << 2 | code``,
+# where code 0 (FULL) keeps the whole dict and 1-3 are block.delta events of
+# that delta kind, kept as (block index, text). One int, so one append.
 _FULL: Final = 0
 _DELTA_KINDS: Final = ("text", "json_text", "signature")
 _DELTA_CODE: Final = {kind: code for code, kind in enumerate(_DELTA_KINDS, start=1)}
@@ -338,16 +377,16 @@ class EventLog(_Log[Event]):
 
     def __init__(self, stream_id: str) -> None:
         self.stream_id = stream_id
-        self._codes = bytearray()
-        self._blocks = array("i")  # block index of a compact delta, else -1
+        self._shape = IntColumn()  # block index << 2 | code (see _FULL)
         self._payload: list[Any] = []  # the event dict, or a compact delta's text
         self._refs: dict[int, dict[str, Any]] = {}  # block index -> its shared ``block``
 
     def __len__(self) -> int:
-        return len(self._codes)
+        return len(self._shape)
 
     def _get(self, index: int) -> Event:
-        code = self._codes[index]
+        shape = self._shape[index]
+        code = shape & 3
         if code == _FULL:
             event: Event = self._payload[index]
             return event
@@ -355,14 +394,13 @@ class EventLog(_Log[Event]):
             "stream_id": self.stream_id,
             "seq": index + 1,
             "type": "block.delta",
-            "block": self._refs[self._blocks[index]],
+            "block": self._refs[shape >> 2],
             "delta": {"kind": _DELTA_KINDS[code - 1], "text": self._payload[index]},
         }
 
     def append(self, event: Event) -> None:
         """Record one complete event dict, kept as it is."""
-        self._codes.append(_FULL)
-        self._blocks.append(-1)
+        self._shape.append(_FULL)
         self._payload.append(event)
 
     def append_delta(self, block: dict[str, Any], kind: str, text: str) -> int:
@@ -371,16 +409,16 @@ class EventLog(_Log[Event]):
         Returns the new event's index.
         """
         index: int = block["index"]
-        self._refs[index] = block
-        self._codes.append(_DELTA_CODE[kind])
-        self._blocks.append(index)
+        refs = self._refs
+        if index not in refs:
+            refs[index] = block
+        self._shape.append(index << 2 | _DELTA_CODE[kind])
         self._payload.append(text)
-        return len(self._codes) - 1
+        return len(self._payload) - 1
 
     def type_of(self, index: int) -> str:
         """The ``type`` of event ``index``, without building the event."""
-        code = self._codes[index]
-        if code == _FULL:
+        if self._shape[index] & 3 == _FULL:
             kind: str = self._payload[index]["type"]
             return kind
         return "block.delta"

@@ -96,9 +96,8 @@ class OpenAIChatAdapter(Adapter):
             self.started = True
             self.model = chunk.get("model")
             out.append(Start(self.model))
-        error = chunk.get("error")
-        if isinstance(error, dict):
-            out.append(fail_from_error_object(error))
+        if "error" in chunk and isinstance(chunk["error"], dict):  # `in`: no error, no lookup
+            out.append(fail_from_error_object(chunk["error"]))
             return out
         model = chunk.get("model")
         if isinstance(model, str):
