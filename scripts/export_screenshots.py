@@ -50,7 +50,7 @@ class Shot:
     title: str
     capture: str | None  # under captures/ (None: the picker)
     fallback: str | None = None  # under tests/fixtures/real
-    size: tuple[int, int] = (160, 42)
+    size: tuple[int, int] = (180, 44)
     keys: list[str] = field(default_factory=list)
     position: Callable[[Path], int] | None = None
 
@@ -78,7 +78,7 @@ SHOTS = [
         "anthropic/thinking-signature.sse",
         size=(90, 30),
         keys=["tab", "tab"],
-        position=lambda path: 12,
+        position=lambda path: 19,
     ),
 ]
 

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from textual.command import CommandList
 from textual.widgets import Input, Tabs
 
 from inspector.tui.commands import commands_for
@@ -170,6 +171,22 @@ async def test_the_palette_offers_only_what_makes_sense_now() -> None:
         await pilot.press("p")
         names = [c.name for c in commands_for(screen)]
         assert "Breakpoint: set on [DONE]" in names
+
+
+async def test_the_command_palette_runs_the_same_actions() -> None:
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p", *"step: next frame")
+        hits = app.screen.query_one(CommandList)
+        for _ in range(200):  # the palette searches in the background: wait for the hit
+            if hits.option_count:
+                break
+            await pilot.pause(0.01)
+        assert str(hits.get_option_at_index(0).prompt).startswith("Step: next frame")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert panes(app.screen).frame_cursor == 1
 
 
 async def test_a_narrow_terminal_shows_one_pane_at_a_time_under_tabs() -> None:

@@ -10,6 +10,9 @@ fragments (``tests/fixtures/real/anthropic/tool-use-json-fragments.sse``):
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
 from textual.widgets import Static
 
 from inspector.tui.screens.main import MainScreen
@@ -170,3 +173,27 @@ async def test_a_click_on_a_frame_row_moves_the_cursor_there() -> None:
         assert app.screen.query_one("#frame-heading", Static).content.plain.startswith(
             "frame 6 · content_block_start"
         )
+
+
+async def test_an_http_error_before_any_stream_opens_on_the_end_row(tmp_path: Path) -> None:
+    capture = tmp_path / "429.jsonl"
+    header = {"type": "header", "format": "llm-stream-capture", "version": 1,
+              "provider": "openai-chat", "response": {"status": 429, "headers": {}}}  # fmt: skip
+    body = {"error": {"type": "rate_limit_exceeded", "message": "Slow down [now]"}}
+    capture.write_bytes(
+        orjson.dumps(header) + b"\n"
+        + orjson.dumps({"type": "chunk", "t": 0.1, "text": orjson.dumps(body).decode()}) + b"\n"
+        + orjson.dumps({"type": "end", "t": 0.2, "reason": "eof", "error": None}) + b"\n"
+    )  # fmt: skip
+    app = app_for(capture)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = panes(app.screen)
+        assert "● failed" in view.status and "end/0 · event 2/2" in view.status
+        assert view.frames == ["  ■ end of bytes · eof at 200 ms"]
+        assert [row.split()[1] for row in view.events] == ["stream.start", "stream.error"]
+        assert "rate_limited" in view.events[1] and "Slow down [now]" in view.events[1]
+        await pilot.press("home")
+        assert panes(app.screen).events == []
+        await pilot.press("n")
+        assert len(panes(app.screen).events) == 2
