@@ -21,6 +21,9 @@ __all__ = ["SPEEDS", "Breakpoint", "Cursor", "Player", "SearchHit"]
 #: Playback speeds ``+`` and ``-`` step through.
 SPEEDS: Final = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
 
+#: Events whose text a search looks into.
+_TEXT_EVENTS: Final = frozenset({"stream.start", "block.start", "block.delta", "stream.error"})
+
 #: ``("frame", label)`` stops on frames with that label, ``("event", type)``
 #: on frames that produced an event of that type.
 Breakpoint = tuple[str, str]
@@ -154,29 +157,36 @@ class Cursor:
     def search(self, query: str) -> SearchHit | None:
         """The next frame after the cursor whose bytes or event text contain ``query``.
 
-        Matching ignores case and looks at the frame's event name, id, data
-        or comment, and at the text of the events it produced (delta text,
-        tool names, error messages), so text is found even where the wire
-        escaped it. The search wraps around once.
+        Matching ignores case and looks at the frame's bytes as received
+        (event name, id, data, comment) and at the text of the events it
+        produced (delta text, tool names, error messages), so text is found
+        even where the wire escaped it. The search wraps around once.
         """
         needle = query.casefold()
         n = self.index.n_frames
         if not needle or not n:
             return None
+        # An ASCII query can be matched against the wire bytes without decoding them.
+        raw_needle = needle.encode() if needle.isascii() else None
         start = self.position + 1
         for offset in range(n):
             frame = (start + offset) % n
-            if self._frame_matches(frame, needle):
+            if self._frame_matches(frame, needle, raw_needle):
                 return SearchHit(frame, start + offset >= n)
         return None
 
-    def _frame_matches(self, frame: int, needle: str) -> bool:
+    def _frame_matches(self, frame: int, needle: str, raw_needle: bytes | None) -> bool:
         trace = self.index.trace
-        f = trace.frames[frame]
-        for field in (f.data, f.comment or "", f.event, f.id):
-            if needle in field.casefold():
+        raw = trace.chunks.span(*trace.frames.span_of(frame))
+        if raw_needle is not None:
+            if raw_needle in raw.lower():
                 return True
+        elif needle in raw.decode("utf-8", "replace").casefold():
+            return True
+        type_of = trace.events.type_of
         for e in trace.events_of_frame(frame):
+            if type_of(e) not in _TEXT_EVENTS:
+                continue
             event = trace.events[e]
             words = [event.get("name"), event.get("call_id"), event.get("model")]
             delta = event.get("delta")
