@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import repeat
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
@@ -268,10 +267,11 @@ class FrameDecoder:
         out: list[Frame] = []
         lines = segment.split(b"\n")
         partial = lines.pop()
-        # CRLF throughout iff every complete line ends in a CR and there is no other
-        # CR: as many CRs as lines here, and each line's last byte checked as it is
-        # used (by _regular while it builds frames, by _slow for the others).
-        if has_cr and segment.count(b"\r") != len(lines):
+        # With CRs the lines are CRLF-terminated, as the paths below need, iff each
+        # has exactly one CR, as its last byte, and the partial line has none. Each
+        # line is checked where it is used (_regular, _slow); from the first that
+        # fails, _mixed decodes the rest of the segment.
+        if has_cr and b"\r" in partial:
             self._mixed(segment, seg_start, first_chunk, ci, time, out)
             return out
         pos = seg_start
@@ -314,12 +314,13 @@ class FrameDecoder:
     ) -> int:
         """:meth:`_scan` for lines of the segment starting at offset ``pos``.
 
-        With ``cr`` each line must still end in its CRLF's CR, which is dropped;
-        if one does not, the segment from ``pos`` on has a lone CR or mixed line
-        ends and :meth:`_mixed` decodes all of it (then -1, as after a size limit).
+        With ``cr`` each line must hold exactly one CR, its CRLF's, as its last
+        byte, which is dropped; if one does not, the segment from ``pos`` on has a
+        lone CR or mixed line ends and :meth:`_mixed` decodes all of it (then -1,
+        as after a size limit).
         """
         if cr:
-            if not all(map(bytes.endswith, lines, repeat(b"\r"))):
+            if not all(0 <= line.find(b"\r") == len(line) - 1 for line in lines):
                 self._mixed(segment[pos - seg_start :], pos, line_chunk, ci, time, out)
                 return -1
             lines = [line[:-1] for line in lines]
@@ -375,7 +376,7 @@ class FrameDecoder:
             if period == 2:
                 tail = 2 + len(blank)  # the data line's LF, then the blank line
                 for line in lines[0:n:2]:
-                    if line[:6] != b"data: " or (cr and line[-1] != 13):  # 13: CR
+                    if line[:6] != b"data: " or (cr and line.find(b"\r") != len(line) - 1):
                         break  # from here on, _scan
                     end = pos + len(line) + tail
                     frame = new(Frame)
@@ -398,7 +399,13 @@ class FrameDecoder:
                     if (
                         event[:7] != b"event: "
                         or line[:6] != b"data: "
-                        or (cr and (event[-1] != 13 or line[-1] != 13))
+                        or (
+                            cr
+                            and (
+                                event.find(b"\r") != len(event) - 1
+                                or line.find(b"\r") != len(line) - 1
+                            )
+                        )
                     ):
                         break  # from here on, _scan
                     end = pos + len(event) + len(line) + tail
