@@ -644,8 +644,17 @@ def parse_span(raw: bytes) -> tuple[str, str, int | None, str | None]:
     rebuild any frame on demand. The ``id`` is not in the span (it is the
     last-event-ID buffer, which persists across events), so the caller keeps it.
     """
-    if raw[:6] == b"data: " and raw[-2:] == b"\n\n" and raw.count(b"\n") == 2 and b"\r" not in raw:
-        return "message", raw[6:-2].decode("utf-8", "replace"), None, None  # the usual shape
+    plain = raw
+    if b"\r" in plain and plain.count(b"\r") == plain.count(b"\r\n") == plain.count(b"\n"):
+        plain = plain.replace(b"\r\n", b"\n")  # CRLF throughout: the same shapes as LF
+    if plain[-2:] == b"\n\n" and b"\r" not in plain:
+        # The usual shapes, ``data: …`` or ``event: …`` + ``data: …``, without a decoder.
+        lines = plain[:-2].split(b"\n")
+        if len(lines) == 1 and lines[0][:6] == b"data: ":
+            return "message", lines[0][6:].decode("utf-8", "replace"), None, None
+        if len(lines) == 2 and lines[0][:7] == b"event: " and lines[1][:6] == b"data: ":
+            name = lines[0][7:].decode("utf-8", "replace") or "message"
+            return name, lines[1][6:].decode("utf-8", "replace"), None, None
     # The span's lines are all there is, so a size limit of its length never trips;
     # and it starts mid-stream, where leading EF BB BF bytes are not a BOM.
     decoder = FrameDecoder(max_line=len(raw), max_frame=len(raw))
