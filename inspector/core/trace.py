@@ -20,8 +20,9 @@ compactly and rebuilt on access; each behaves as a read-only sequence
 (``len``, ``[i]`` with negative indices and slices, iteration, ``==`` against a
 list) plus ``append``:
 
-- :class:`ChunkLog` keeps every received byte in one buffer, with per-chunk
-  offsets and times; ``chunks[i]`` builds the :class:`Chunk`.
+- :class:`ChunkLog` keeps the received bytes in 64 KiB blocks, with per-chunk
+  offsets and times; ``chunks[i]`` builds the :class:`Chunk`, and
+  ``chunks.span(start, end)`` gives any stretch of the stream.
 - :class:`FrameLog` keeps each frame's byte span, chunk links, time and id;
   ``frames[i]`` decodes the span again (:func:`~inspector.core.sse.parse_span`).
 - :class:`EventLog` keeps each ``block.delta`` as its text and block index and
@@ -30,8 +31,11 @@ list) plus ``append``:
   ``block_events``) is an ``array`` of 64-bit integers.
 
 None of these hold objects the garbage collector has to track per element,
-which is also what keeps appending fast. Objects handed out are built fresh:
-treat them as read-only.
+which is also what keeps appending fast. Objects handed out are built fresh
+(except a non-delta event, which is the stored dict): treat them as
+read-only. Readers that only need a frame's time, span or chunks should ask
+``frames.time_of(i)``, ``frames.span_of(i)``, ``frames.chunks_of(i)``, which
+decode nothing.
 """
 
 from __future__ import annotations
