@@ -63,6 +63,10 @@ def commands_for(screen: MainScreen) -> list[Command]:
     if screen.feed is not None and screen.feed_running:
         add(Command("Live: cancel the stream", screen.action_cancel_feed, "c"))
     add(Command("Show the exchange details", screen.action_details, "d: request, response"))
+    if screen.can_export():
+        add(
+            Command("Export…", screen.action_export, "x: anonymized capture, golden events, report")
+        )
     if screen.chosen_block is not None:
         add(Command("Blocks: follow the cursor again", screen.action_back, "esc"))
     add(Command("Help: keys", screen.action_help, "?"))

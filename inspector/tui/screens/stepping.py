@@ -65,6 +65,8 @@ class SteppingScreen(Screen[None]):
                 tooltip="Cancel the live stream"),
         Binding("d", "details", "Details", id="details.open",
                 tooltip="The exchange: request, response, timings"),
+        Binding("x", "export", "Export", id="export.open",
+                tooltip="Export an anonymized capture, its golden events and a report"),
         Binding("question_mark", "help", "Help", key_display="?", id="help.open",
                 tooltip="All keys"),
         Binding("tab", "pane(1)", "Next pane", show=False, id="pane.next",
@@ -225,6 +227,39 @@ class SteppingScreen(Screen[None]):
             header = self.trace.header or {}
             exchange = {"request": header.get("request"), "response": header.get("response")}
         self.app.push_screen(DetailsScreen(self.trace, exchange, self.source))
+
+    def can_export(self) -> bool:
+        """Whether the trace can be exported now: not while a live stream still arrives.
+
+        The export reads the trace in a thread, and a running feed appends to
+        it on the UI thread; a half-received stream is no transcript anyway.
+        """
+        return not (self.feed is not None and self.feed_running)
+
+    def action_export(self) -> None:
+        """The export dialog: options, then the files written and the report."""
+        from .export import ExportDialog
+
+        if not self.can_export():
+            # Name the cancel key as bound now: a keymap may have moved it.
+            cancel = next(
+                (
+                    self.app.get_key_display(active.binding.with_key(key))
+                    for key, active in self.active_bindings.items()
+                    if active.binding.id == "live.cancel"
+                ),
+                "c",
+            )
+            self.notify(
+                f"The stream is still arriving: export it once it has ended, "
+                f"or cancel it with {cancel} first.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.app.push_screen(
+            ExportDialog(self.trace, source=self.source, live=self.feed is not None)
+        )
 
     def action_help(self) -> None:
         """Every key, as bound now (remapped keys included)."""
