@@ -16,12 +16,17 @@ one is missing the script falls back to ``tests/fixtures/real`` and says so.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from inspector.session import load_trace
 from inspector.tui import InspectorApp
@@ -42,6 +47,20 @@ def middle_of_first_tool_call(path: Path) -> int:
     return index.position_of_event(middle)
 
 
+async def export_with_masked_text(pilot: Pilot[Any]) -> None:
+    """In the export dialog: mask the text, add the pytest file, export, wait.
+
+    The export is written into a temporary working directory, so the dialog
+    shows the default ``exports/NAME`` and nothing lands in the checkout.
+    """
+    await pilot.click("#export-text-mask")
+    await pilot.click("#export-pytest")
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        await pilot.click("#export-run")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
 @dataclass
 class Shot:
     """One picture: what to open, where to put the cursor, which keys to press."""
@@ -53,6 +72,7 @@ class Shot:
     size: tuple[int, int] = (180, 44)
     keys: list[str] = field(default_factory=list)
     position: Callable[[Path], int] | None = None
+    then: Callable[[Pilot[Any]], Awaitable[None]] | None = None  # after the keys
 
 
 SHOTS = [
@@ -69,6 +89,14 @@ SHOTS = [
         "anthropic/max-tokens-cuts-tool-call.jsonl",
         "openai-chat/openai-tool-call-fragmented.sse",
         keys=["e"],
+    ),
+    Shot(
+        "export-dialog",
+        "x: the export dialog after an export, with the files written and the report",
+        "anthropic/tool-call-fragmented-json.jsonl",
+        "anthropic/tool-use-with-text.sse",
+        keys=["x"],
+        then=export_with_masked_text,
     ),
     Shot("picker", "the bundled capture library", None, size=(130, 36)),
     Shot(
@@ -109,6 +137,8 @@ async def render(shot: Shot) -> Path:
         for key in shot.keys:
             await pilot.press(key)
         await pilot.pause()
+        if shot.then is not None:
+            await shot.then(pilot)
         svg = OUT / f"{shot.name}.svg"
         app.save_screenshot(filename=svg.name, path=str(OUT))
     return svg
