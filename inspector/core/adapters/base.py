@@ -62,11 +62,12 @@ def json_problem(frame: Frame, exc: Exception) -> Fail:
     For an adapter's hot path that calls ``orjson.loads`` itself rather than
     :func:`frame_json` (which saves a call and a tuple per frame).
     """
-    preview = frame.data[:80]
+    # No preview of the data: an error message must be safe to show and to log,
+    # and the frame itself (with its bytes) is one keystroke away in the trace.
     return Fail(
         "protocol_error",
         None,
-        f"frame {frame.index} ({frame.event}): data is not valid JSON ({exc}): {preview!r}",
+        f"frame {frame.index} ({frame.event}): data is not valid JSON ({exc})",
     )
 
 

@@ -15,7 +15,9 @@ bytes end before ``[DONE]``               ``interrupted`` (even after a
                                           finish_reason: the end was not proved)
 ========================================  =====================================
 
-Blocks: ``reasoning_content``/``reasoning`` → ``reasoning``; ``content`` →
+Blocks: ``reasoning_content``/``reasoning`` → ``reasoning`` (with the
+signature or encrypted reasoning OpenRouter sends in ``reasoning_details`` as a
+``signature`` delta); ``content`` →
 ``text``; ``refusal`` → ``refusal``; each ``tool_calls[].index`` → its own
 ``tool_call`` block, kept open until the finish_reason so parallel calls whose
 fragments interleave land in the right block. Text-like blocks follow one
@@ -55,6 +57,9 @@ TEXT_FIELDS: Final[dict[str, tuple[str, str]]] = {
     "refusal": ("refusal", "refusal"),
 }
 
+# SSE event names a Chat stream uses: data frames, and Groq's `event: error`.
+CHAT_EVENTS: Final = frozenset({"message", "error"})
+
 # Delta fields that carry nothing for the contract; not worth a warning.
 QUIET_FIELDS: Final = frozenset(
     {"role", "channel", "reasoning_details", "function_call", "tool_calls", "annotations",
@@ -85,6 +90,8 @@ class OpenAIChatAdapter(Adapter):
         data = frame.data
         if data == "[DONE]":
             return self._done()
+        if frame.event not in CHAT_EVENTS:
+            return [Ignore(f"frame {frame.index}: unknown event {frame.event!r}")]
         try:
             chunk = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -164,6 +171,9 @@ class OpenAIChatAdapter(Adapter):
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             self._tool_call({"index": 0, "function": legacy}, out)
+        details = delta.get("reasoning_details")
+        if isinstance(details, list) and details:
+            self._reasoning_details(details, out)
         annotations = delta.get("annotations")
         if isinstance(annotations, list) and annotations:
             self._annotations(annotations, frame, out)
@@ -213,6 +223,24 @@ class OpenAIChatAdapter(Adapter):
         elif isinstance(arguments, dict):
             # Some compatible servers send arguments as an object, not a string.
             out.append(Delta(block, "json_text", orjson.dumps(arguments).decode()))
+
+    def _reasoning_details(self, details: list[Any], out: list[Action]) -> None:
+        # OpenRouter repeats the reasoning text here (already taken from `reasoning`)
+        # but this is the only place its signature and encrypted reasoning travel.
+        for detail in details:
+            if not isinstance(detail, dict):
+                continue
+            signature = detail.get("signature")
+            if not (isinstance(signature, str) and signature):
+                encrypted = detail.get("data")
+                is_encrypted = detail.get("type") == "reasoning.encrypted"
+                signature = encrypted if is_encrypted and isinstance(encrypted, str) else None
+            if signature:
+                field = self.text_block[0] if self.text_block is not None else ""
+                if TEXT_FIELDS.get(field, ("",))[0] != "reasoning":
+                    field = "reasoning"
+                index = self._text_block(field, "reasoning", field, out)
+                out.append(Delta(index, "signature", signature))
 
     def _annotations(self, annotations: list[Any], frame: Frame, out: list[Action]) -> None:
         if self.text_block is None or self.text_block[0] != "content":
