@@ -151,3 +151,15 @@ def test_an_export_never_overwrites_its_own_input(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "would overwrite its own input" in result.stderr
     assert source.read_bytes() == (CORPUS / "raw-planted.sse").read_bytes()
+
+
+def test_an_output_directory_that_cannot_be_created_is_a_message_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("")
+    source = ROOT / "captures" / "openai-chat" / "text-simple.jsonl"
+    result = inspector("export", str(source), "-o", str(in_the_way / "out"))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"Could not write into {in_the_way / 'out'}: Not a directory" in result.stderr

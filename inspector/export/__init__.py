@@ -305,15 +305,21 @@ def export_recording(
     target = out / (name + (".jsonl" if rec.kind == "capture" else ".sse"))
     if Path(rec.path).exists() and target.resolve() == Path(rec.path).resolve():
         raise ExportError(
-            f"{rec.path}: the export would overwrite its own input; choose another -o"
+            f"{rec.path}: the export would overwrite its own input; choose another output directory"
         )
     prepared = prepare_export(rec, options)
-    out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
-    for role, file_name in prepared.names.items():
-        path = out / file_name
-        path.write_bytes(prepared.files[file_name])
-        written[role] = path
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for role, file_name in prepared.names.items():
+            path = out / file_name
+            path.write_bytes(prepared.files[file_name])
+            written[role] = path
+    except OSError as exc:
+        # Name the file only when it is not the directory itself (a failed mkdir).
+        other = exc.filename is not None and Path(exc.filename) != out
+        where = f" ({exc.filename})" if other else ""
+        raise ExportError(f"Could not write into {out}: {exc.strerror or exc}{where}") from exc
     return ExportResult(rec.path, written, prepared.report)
 
 
