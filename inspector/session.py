@@ -8,7 +8,7 @@ from .capture import Recording, load_recording
 from .core.adapters import PROVIDERS, detect_provider
 from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import FrameDecoder
-from .core.trace import Chunk, Trace, TransportEnd
+from .core.trace import Trace, TransportEnd
 
 __all__ = ["ProviderUnknown", "guess_provider", "load_trace", "trace_recording"]
 
@@ -50,10 +50,9 @@ def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
     status = rec.status
     if status is not None and status >= 400:
         # An error response has no stream: keep its bytes, classify the body.
-        for i, (time, data) in enumerate(rec.chunks):
-            offset = trace.bytes_received
-            trace.chunks.append(Chunk(i, offset, time, data))
-        normalizer.fail_http(status, rec.body)
+        for time, data in rec.chunks:
+            normalizer.receive_error_body(data, time)
+        normalizer.fail_http(status)
         trace.transport_end = rec.end
         return trace
     for time, data in rec.chunks:

@@ -120,8 +120,19 @@ class Normalizer:
         self.machine.interrupt(end, "; ".join(notes) or None)
         return self.trace
 
-    def fail_http(self, status: int, body: bytes) -> Trace:
-        """The response was an HTTP error before any stream: end ``failed``."""
+    def receive_error_body(self, data: bytes, time: float = 0.0) -> None:
+        """Record one chunk of an HTTP error response: kept, never decoded as SSE."""
+        chunks = self.trace.chunks
+        chunks.add(chunks.bytes_received, time, data)
+
+    def fail_http(self, status: int, body: bytes | None = None) -> Trace:
+        """The response was an HTTP error before any stream: end ``failed``.
+
+        ``body`` defaults to the chunks given to :meth:`receive_error_body`.
+        """
+        if body is None:
+            chunks = self.trace.chunks
+            body = chunks.span(0, chunks.bytes_received)
         fail = self.adapter.http_error(status, body)
         self.machine.fail(fail.category, fail.message, fail.provider_code)
         self.finished = True

@@ -38,7 +38,7 @@ import httpx
 import orjson
 
 from ..core.normalizer import Normalizer
-from ..core.trace import Chunk, Trace, TransportEnd
+from ..core.trace import Trace, TransportEnd
 from .providers import LiveRequest
 from .recorder import CaptureSink
 from .secrets import is_loopback_url, is_secret_header, redact_headers, redact_url, redacted
@@ -133,7 +133,7 @@ class LiveFeed:
         self._cancel_requested = False
         self._t0 = 0.0
         self._status: int | None = None
-        self._error_body = bytearray()
+        self._error_bytes = 0
         self._checked_events = 0
         self._settled = False
 
@@ -250,7 +250,7 @@ class LiveFeed:
         # all (bounded), then let the adapter classify it.
         async for data in response.aiter_bytes():
             self._receive_error_chunk(data)
-            if len(self._error_body) >= MAX_ERROR_BODY:
+            if self._error_bytes >= MAX_ERROR_BODY:
                 why = f"the error body is longer than {MAX_ERROR_BODY} bytes; stopped reading"
                 return TransportEnd("cancelled", self._now(), why)
         return TransportEnd("eof", self._now())
@@ -269,9 +269,8 @@ class LiveFeed:
         self._timing("first_byte", t)
         self.exchange["timings"]["last_byte"] = round(t, 6)
         self.sink.chunk(t, data)
-        trace = self.trace
-        trace.chunks.append(Chunk(len(trace.chunks), trace.bytes_received, t, data))
-        self._error_body += data
+        self.normalizer.receive_error_body(data, t)
+        self._error_bytes += len(data)
 
     def _progressed(self) -> bool:
         """Whether a meaningful event arrived since the last call."""
@@ -297,7 +296,7 @@ class LiveFeed:
         self._settled = True
         end = TransportEnd(end.reason, end.time, self._safe(end.error))
         if self._status is not None and self._status >= 400 and not self.normalizer.finished:
-            self.normalizer.fail_http(self._status, bytes(self._error_body))
+            self.normalizer.fail_http(self._status)
         if self.normalizer.finished:
             self.trace.transport_end = end
         else:
