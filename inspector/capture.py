@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -83,8 +85,11 @@ def chunk_record(time: float, data: bytes) -> dict[str, Any]:
         return {"type": "chunk", "t": round(time, 6), "b64": base64.b64encode(data).decode()}
 
 
+_HEAD_BYTES = 4096  # enough to tell a capture's header line from a raw SSE body
+
+
 def _is_capture(raw: bytes) -> bool:
-    first = raw.lstrip()[:200]
+    first = raw[:_HEAD_BYTES].lstrip()[:200]
     return first.startswith(b"{") and b'"header"' in first and b'"type"' in first
 
 
@@ -92,9 +97,18 @@ def parse_recording(raw: bytes, path: str = "<bytes>") -> Recording:
     """Parse a capture or raw SSE body from bytes (see the module docstring)."""
     if not _is_capture(raw):
         return Recording(path, "raw", chunks=[(0.0, raw)] if raw else [], end=TransportEnd("eof"))
+    return _parse_capture_lines(io.BytesIO(raw), path)
+
+
+def _parse_capture_lines(lines: Iterable[bytes], path: str) -> Recording:
+    # Lines are consumed one at a time (a file object, or BytesIO over bytes):
+    # no list of every line is ever built, so a large capture costs its chunks
+    # and little more.
     rec = Recording(path, "capture")
-    lines = raw.split(b"\n")
+    number = 0
+    last = b"\n"
     for number, line in enumerate(lines, start=1):
+        last = line
         if not line.strip():
             continue
         problem = _read_line(rec, line, number)
@@ -102,8 +116,8 @@ def parse_recording(raw: bytes, path: str = "<bytes>") -> Recording:
             rec.problems.append(f"{path}:{number}: {problem}")
             break
     else:
-        if not raw.endswith(b"\n") and rec.end is None:
-            rec.problems.append(f"{path}:{len(lines)}: the last line is cut short")
+        if not last.endswith(b"\n") and rec.end is None:
+            rec.problems.append(f"{path}:{number}: the last line is cut short")
     if rec.end is None and not rec.problems:
         rec.problems.append(
             f"{path}: no end record — the recording stopped before the transport ended"
@@ -165,10 +179,14 @@ def load_recording(path: str | Path) -> Recording:
     """Read a capture or raw SSE file; unreadable files become a problem, not an error."""
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as file:
+            head = file.read(_HEAD_BYTES)
+            if not _is_capture(head):
+                return parse_recording(head + file.read(), name)
+            file.seek(0)
+            return _parse_capture_lines(file, name)
     except OSError as exc:
         return Recording(name, "raw", problems=[f"{name}: cannot read ({exc.strerror or exc})"])
-    return parse_recording(raw, name)
 
 
 class CaptureWriter:
