@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+
+import pytest
+
 from inspector.core.sse import FrameDecoder, FrameTooLarge
 
 
@@ -78,3 +82,29 @@ def test_a_bom_split_over_three_chunks_is_still_stripped() -> None:
     decoder = FrameDecoder()
     out = decoder.feed(b"\xef") + decoder.feed(b"\xbb") + decoder.feed(b"\xbfdata: a\n\n")
     assert [(f.data, f.start) for f in out] == [("a", 3)]
+
+
+@pytest.mark.parametrize(
+    ("body", "cuts"),
+    [
+        # A lone CR inside a comment, balanced by a line without its CR further on:
+        # a count of CRs alone would call this segment CRLF throughout.
+        (b"data:\n:\n:\r:\r\n\r\ndata:\ndata:\ndata:\ndata:\ndata:\n", [8, 21]),
+        (b"\ndata:y\r\ndata:y\r\n", []),
+        (b"data: a\rb\r\n\r\ndata: c\n\r\n", []),
+        (b"event: e\rx\r\ndata: 1\r\n\r\nevent: f\r\ndata: 2\n\r\n", [3]),
+        (b"data: 1\r\n\r\ndata: 2\r\n\r", [20]),
+    ],
+)
+def test_lone_crs_among_crlf_lines_decode_as_whatwg_says_whatever_the_chunking(
+    body: bytes, cuts: list[int]
+) -> None:
+    def decode(pieces: list[bytes]) -> list[tuple[object, ...]]:
+        decoder = FrameDecoder()
+        frames = [f for piece in pieces for f in decoder.feed(piece)]
+        return [(f.event, f.data, f.comment, f.start, f.end) for f in frames]
+
+    bounds = [0, *cuts, len(body)]
+    whole = decode([body])
+    assert decode([body[a:b] for a, b in itertools.pairwise(bounds)]) == whole
+    assert decode([body[i : i + 1] for i in range(len(body))]) == whole

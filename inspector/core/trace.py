@@ -120,7 +120,7 @@ class Violation:
 
 @dataclass(frozen=True, slots=True)
 class Ignored:
-    """A frame that produced no event, and why."""
+    """A frame, or part of one, that was skipped or deserves a warning, and why."""
 
     frame: int
     reason: str
