@@ -51,7 +51,7 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, frame_json, int_or_none
+from .base import Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = [
     "DONE_FINISH_REASONS",
@@ -139,6 +139,9 @@ _QUIET_CANDIDATE: Final = frozenset(
      "groundingMetadata", "avgLogprobs", "logprobsResult", "tokenCount", "finishMessage",
      "urlContextMetadata", "urlRetrievalMetadata", "groundingAttributions"}
 )  # fmt: skip
+# The fields of nearly every response and candidate: nothing to check beyond them.
+_USUAL_TOP: Final = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
+_PLAIN_CANDIDATE: Final = frozenset({"content", "index"})
 
 _VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
 
@@ -158,23 +161,27 @@ class GeminiAdapter(Adapter):
         self.client_calls = 0
         self.produced = False  # text, a call or an opaque part: something beyond reasoning
         self.finish_reason: str | None = None
-        self.usage: Mapping[str, Any] | None = None
+        self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame (one response object, or a JSON array of them)."""
-        data, problem = frame_json(frame)
-        if problem is not None:
-            return [problem]
+        try:
+            data = orjson.loads(frame.data)  # not frame_json: no call and tuple per frame
+        except orjson.JSONDecodeError as exc:
+            return [json_problem(frame, exc)]
         if frame.event != "message":
             # Gemini never names its events; a named one is not a response object.
             return self._named_event(frame, data)
         out: list[Action] = []
+        if isinstance(data, dict):
+            self._response(data, frame, out)
+            return out
         # Without alt=sse Gemini streams a JSON array; a relay may forward its elements whole.
         for response in data if isinstance(data, list) else (data,):
-            if isinstance(response, Mapping):
+            if isinstance(response, dict):
                 self._response(response, frame, out)
             else:
                 out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
@@ -190,38 +197,46 @@ class GeminiAdapter(Adapter):
     @staticmethod
     def _named_event(frame: Frame, data: Any) -> list[Action]:
         # An error object is an error under any name; anything else is skipped.
-        if isinstance(data, Mapping) and isinstance(data.get("error"), Mapping):
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
             return [fail_from_error_object(data["error"])]
         return [Ignore(f"frame {frame.index}: unknown event {frame.event!r}")]
 
     # -- one response object -------------------------------------------------
+    #
+    # Parsed JSON objects are always dicts: the checks below use isinstance(x, dict),
+    # a C check, where isinstance(x, Mapping) runs the ABC machinery in Python.
 
-    def _response(self, response: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
+    def _response(self, response: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        # One C-level set test; a response of only the usual fields has no error,
+        # prompt feedback or unknown field to look for (nearly every frame).
+        usual = _USUAL_TOP.issuperset(response)
         model = response.get("modelVersion")
         if isinstance(model, str):
             self.model = model
         if not self.started:
             self.started = True
             out.append(Start(self.model))
-        error = response.get("error")
-        if isinstance(error, Mapping):
-            out.append(fail_from_error_object(error))
-            return
+        if not usual:
+            error = response.get("error")
+            if isinstance(error, dict):
+                out.append(fail_from_error_object(error))
+                return
         response_id = response.get("responseId")
         if isinstance(response_id, str):
             self.response_id = response_id
         usage = response.get("usageMetadata")
-        if isinstance(usage, Mapping):
+        if isinstance(usage, dict):
             self.usage = usage  # running counts until the final frame; normalized once, there
-        feedback = response.get("promptFeedback")
-        if isinstance(feedback, Mapping) and isinstance(feedback.get("blockReason"), str):
-            reason = feedback["blockReason"]
-            out.append(Fail("content_filter", reason, f"the prompt was blocked ({reason})"))
-            return
+        if not usual:
+            feedback = response.get("promptFeedback")
+            if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
+                reason = feedback["blockReason"]
+                out.append(Fail("content_filter", reason, f"the prompt was blocked ({reason})"))
+                return
         candidates = response.get("candidates")
         if isinstance(candidates, list):
             for candidate in candidates:
-                if not isinstance(candidate, Mapping):
+                if not isinstance(candidate, dict):
                     continue
                 if candidate.get("index", 0) != 0:
                     self._warn_once(
@@ -232,39 +247,57 @@ class GeminiAdapter(Adapter):
                     )
                 elif self.finish_reason is None:
                     self._candidate(candidate, frame, out)
-        for key in response:
-            if key not in _QUIET_TOP:
-                self._warn_once(key, f"frame {frame.index}: unknown response field {key!r}", out)
+        if not usual:
+            self._warn_unknown(response, _QUIET_TOP, "response field", frame, out)
 
-    def _candidate(self, candidate: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
+    def _candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         content = candidate.get("content")
-        if isinstance(content, Mapping):
+        if isinstance(content, dict):
             parts = content.get("parts")
             if isinstance(parts, list):
                 for part in parts:
-                    if isinstance(part, Mapping):
+                    if isinstance(part, dict):
                         self._part(part, frame, out)
+        if not _PLAIN_CANDIDATE.issuperset(candidate):  # C-level; a plain one has nothing more
+            self._candidate_rest(candidate, frame, out)
+
+    def _candidate_rest(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        """Citations, grounding, unknown fields and finishReason: what a plain candidate lacks."""
         citations = candidate.get("citationMetadata")
-        if isinstance(citations, Mapping):
+        if isinstance(citations, dict):
             # Google AI names the list citationSources, Vertex names it citations.
             sources = citations.get("citationSources", citations.get("citations"))
             if isinstance(sources, list):
                 for source in sources:
                     self._citation(source, out)
         grounding = candidate.get("groundingMetadata")
-        if isinstance(grounding, Mapping) and grounding:
+        if isinstance(grounding, dict) and grounding:
             self._citation(grounding, out)
-        for key in candidate:
-            if key not in _QUIET_CANDIDATE:
-                self._warn_once(key, f"frame {frame.index}: unknown candidate field {key!r}", out)
+        self._warn_unknown(candidate, _QUIET_CANDIDATE, "candidate field", frame, out)
         finish = candidate.get("finishReason")
         if isinstance(finish, str) and finish:
             self.finish_reason = finish
             self._finish(finish, candidate, out)
 
+    def _warn_unknown(
+        self, obj: dict[str, Any], known: frozenset[str], what: str, frame: Frame, out: list[Action]
+    ) -> None:
+        if known.issuperset(obj):
+            return
+        for key in obj:
+            if key not in known:
+                self._warn_once(key, f"frame {frame.index}: unknown {what} {key!r}", out)
+
     # -- parts -----------------------------------------------------------------
 
-    def _part(self, part: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
+    def _part(self, part: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        text = part.get("text")
+        block = self.text_block
+        if len(part) == 1 and isinstance(text, str) and text and block and not block[0]:
+            # Nearly every part: {"text": "..."} continuing the open text block.
+            out.append(Delta(block[1], "text", text))
+            self.produced = True
+            return
         signature = part.get("thoughtSignature")
         if not isinstance(signature, str) or not signature:
             signature = None
@@ -272,7 +305,7 @@ class GeminiAdapter(Adapter):
             self._text(part, signature, out)
         elif "functionCall" in part:
             call = part["functionCall"]
-            self._function_call(call if isinstance(call, Mapping) else {}, signature, out)
+            self._function_call(call if isinstance(call, dict) else {}, signature, out)
         else:
             kind = next((key for key in part if key in OPAQUE_PARTS), None)
             if kind is not None:
@@ -288,7 +321,7 @@ class GeminiAdapter(Adapter):
                     # Only a signature (and flags): the same as an empty text part.
                     self._text(part, signature, out)
 
-    def _text(self, part: Mapping[str, Any], signature: str | None, out: list[Action]) -> None:
+    def _text(self, part: dict[str, Any], signature: str | None, out: list[Action]) -> None:
         text = part.get("text")
         text = text if isinstance(text, str) else ""
         if not text and signature is None:
@@ -315,7 +348,7 @@ class GeminiAdapter(Adapter):
         return index
 
     def _function_call(
-        self, call: Mapping[str, Any], signature: str | None, out: list[Action]
+        self, call: dict[str, Any], signature: str | None, out: list[Action]
     ) -> None:
         name = call.get("name")
         will_continue = call.get("willContinue") is True
@@ -349,7 +382,7 @@ class GeminiAdapter(Adapter):
             if signature is not None:
                 out.append(Delta(index, "signature", signature))
             args = call.get("args")
-            if isinstance(args, Mapping):
+            if isinstance(args, dict):
                 out.append(Delta(index, "json_text", orjson.dumps(args).decode()))
             writer = ArgsWriter()
             if isinstance(partial, list) and not self._partial(index, name, writer, partial, out):
@@ -380,7 +413,7 @@ class GeminiAdapter(Adapter):
     ) -> bool:
         """Feed Vertex partialArgs to ``writer``; False when they cannot be assembled."""
         for arg in args:
-            if not isinstance(arg, Mapping):
+            if not isinstance(arg, dict):
                 continue
             text, note, fatal = writer.feed(arg)
             if fatal:
@@ -418,7 +451,7 @@ class GeminiAdapter(Adapter):
 
     # -- the end ---------------------------------------------------------------
 
-    def _finish(self, reason: str, candidate: Mapping[str, Any], out: list[Action]) -> None:
+    def _finish(self, reason: str, candidate: dict[str, Any], out: list[Action]) -> None:
         category = FAILED_FINISH_REASONS.get(reason)
         if category is not None:
             out.append(Fail(category, reason, self._failed_message(reason, candidate)))
@@ -443,7 +476,7 @@ class GeminiAdapter(Adapter):
         out.append(Finish(normalized, reason, usage, self.model, self.response_id))
 
     @staticmethod
-    def _failed_message(reason: str, candidate: Mapping[str, Any]) -> str:
+    def _failed_message(reason: str, candidate: dict[str, Any]) -> str:
         message = f"finishReason {reason}: {_FAILED_WHAT[reason]}"
         detail = candidate.get("finishMessage")
         if isinstance(detail, str) and detail:
