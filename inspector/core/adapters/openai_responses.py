@@ -79,7 +79,7 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, frame_json, int_or_none
+from .base import Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = [
     "FINAL_SIGNALS",
@@ -272,9 +272,10 @@ class OpenAIResponsesAdapter(Adapter):
                     "or response.failed",
                 )
             ]
-        data, problem = frame_json(frame)
-        if problem is not None:
-            return [problem]
+        try:
+            data = orjson.loads(frame.data)  # not frame_json: no call and tuple per frame
+        except orjson.JSONDecodeError as exc:
+            return [json_problem(frame, exc)]
         if not isinstance(data, dict):
             return [Ignore(f"frame {frame.index}: data is JSON but not an object")]
         event = data.get("type")
@@ -294,7 +295,7 @@ class OpenAIResponsesAdapter(Adapter):
         if not self.started:
             self.started = True
             response = data.get("response")
-            model = response.get("model") if isinstance(response, Mapping) else None
+            model = response.get("model") if isinstance(response, dict) else None
             out.append(Start(model if isinstance(model, str) else None))
         if handler is not None:
             handler(self, event, data, frame, out)
@@ -314,7 +315,7 @@ class OpenAIResponsesAdapter(Adapter):
 
     def _note_response(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
         response = data.get("response")
-        if not isinstance(response, Mapping):
+        if not isinstance(response, dict):
             return {}
         model = response.get("model")
         if isinstance(model, str) and model:
@@ -348,7 +349,7 @@ class OpenAIResponsesAdapter(Adapter):
     ) -> None:
         response = self._note_response(data)
         details = response.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, Mapping) else None
+        reason = details.get("reason") if isinstance(details, dict) else None
         raw = reason if isinstance(reason, str) and reason else "incomplete"
         out.append(
             Finish(
@@ -362,7 +363,7 @@ class OpenAIResponsesAdapter(Adapter):
 
     def _failed(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         error = self._note_response(data).get("error")
-        if isinstance(error, Mapping):
+        if isinstance(error, dict):
             out.append(fail_from_error_object(error))
         else:
             out.append(Fail("unknown", "failed", "response.failed carried no error object"))
@@ -371,7 +372,7 @@ class OpenAIResponsesAdapter(Adapter):
         # The API reference puts code/message/param on the event itself; some
         # recordings nest them under "error". The event's own "type" is not a code.
         nested = data.get("error")
-        if isinstance(nested, Mapping):
+        if isinstance(nested, dict):
             out.append(fail_from_error_object(nested))
         else:
             out.append(
@@ -446,7 +447,7 @@ class OpenAIResponsesAdapter(Adapter):
     ) -> tuple[int, Mapping[str, Any]] | None:
         output_index = data.get("output_index")
         item = data.get("item")
-        if type(output_index) is not int or not isinstance(item, Mapping):
+        if type(output_index) is not int or not isinstance(item, dict):
             out.append(_malformed(frame, event, "needs an integer output_index and an item"))
             return None
         item_id = item.get("id")
@@ -463,7 +464,7 @@ class OpenAIResponsesAdapter(Adapter):
         if key is None:
             return
         part = data.get("part")
-        part = part if isinstance(part, Mapping) else {}
+        part = part if isinstance(part, dict) else {}
         part_type = part.get("type")
         kind = PART_KINDS.get(part_type) if isinstance(part_type, str) else None
         block = self._open(key, kind or "opaque", str(part_type), out)
@@ -479,7 +480,7 @@ class OpenAIResponsesAdapter(Adapter):
         key = self._key(PART_EVENTS[event], event, data, frame, out)
         if key is not None:
             part = data.get("part")
-            self._finish_part(key, part if isinstance(part, Mapping) else {}, event, frame, out)
+            self._finish_part(key, part if isinstance(part, dict) else {}, event, frame, out)
 
     def _fragment(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         rule = FRAGMENT_EVENTS[event]
@@ -529,7 +530,7 @@ class OpenAIResponsesAdapter(Adapter):
         """Settle and close every part a done item lists (opening any never streamed)."""
         if isinstance(parts, list):
             for sub, part in enumerate(parts):
-                if isinstance(part, Mapping):
+                if isinstance(part, dict):
                     self._finish_part((output_index, section, sub), part, event, frame, out)
 
     def _finish_part(
