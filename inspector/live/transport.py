@@ -27,12 +27,14 @@ TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.RequestError], str, str], ...]]
     (httpx.WriteTimeout, "timeout", "could not send the request to {host} within {timeout:g} s"),
     (httpx.PoolTimeout, "timeout", "no connection to {host} was free within {timeout:g} s"),
     (httpx.ConnectError, "reset", "could not connect to {host}: {detail}"),
-    (httpx.RemoteProtocolError, "reset", "{host} broke off the response: {detail}"),
-    (httpx.ReadError, "reset", "the connection to {host} broke while reading: {detail}"),
+    # Once the response has begun, the host is already in the capture's header:
+    # leaving it out keeps the event the same when the capture is replayed.
+    (httpx.RemoteProtocolError, "reset", "the server broke off the response: {detail}"),
+    (httpx.ReadError, "reset", "the connection broke while reading: {detail}"),
     (httpx.WriteError, "reset", "the connection to {host} broke while sending: {detail}"),
     (httpx.ProxyError, "reset", "the proxy refused the connection to {host}: {detail}"),
     (httpx.TransportError, "reset", "transport error talking to {host}: {detail}"),
-    (httpx.DecodingError, "reset", "the body from {host} could not be decoded: {detail}"),
+    (httpx.DecodingError, "reset", "the body could not be decoded: {detail}"),
     (httpx.RequestError, "reset", "the request to {host} failed: {detail}"),
 )
 
