@@ -32,6 +32,7 @@ dispatch and compositor work included, without ``pilot.press``'s idle polling.
     .venv/bin/python benchmarks/bench_tui.py            # full run (about 4 minutes)
     .venv/bin/python benchmarks/bench_tui.py --quick    # 10,000 frames, 2 rates, 1 run
     .venv/bin/python benchmarks/bench_tui.py --only live --rates 5000,10000 --runs 5
+    .venv/bin/python benchmarks/bench_tui.py --only live --full-gc-after 100  # GC experiment
 
 Targets (docs/tui.md, issue 7): first paint < 2 s, step < 50 ms median, step
 latency at 100k ≤ 1.5x that at 100, live view keeps up with ≥ 5,000 frames/s.
@@ -607,7 +608,11 @@ LIVE_HEAD = [
 
 
 def live_sweep(
-    rates: Sequence[float], seconds: float, runs: int, repaint_rate: float = 30.0
+    rates: Sequence[float],
+    seconds: float,
+    runs: int,
+    repaint_rate: float = 30.0,
+    full_gc_after: int = 0,
 ) -> list[LiveRow]:
     """``runs`` rounds over every rate (interleaved, so noise spreads over all rates).
 
@@ -615,26 +620,38 @@ def live_sweep(
     session is: in one long process every finished app and the 100,000-frame
     trace would stay on the heap, and the garbage collector's full passes —
     which dominate the key latency tail — would grow with them.
+    ``full_gc_after`` > 0 sets the collector's third threshold in those
+    interpreters (see :func:`live_run_in_process`).
     """
     results: dict[float, list[LiveRun]] = {rate: [] for rate in rates}
     for _ in range(runs):
         for rate in rates:
-            results[rate].append(live_run_in_process(rate, seconds, repaint_rate))
+            run = live_run_in_process(rate, seconds, repaint_rate, full_gc_after)
+            results[rate].append(run)
     return [LiveRow(rate, results[rate]) for rate in rates]
 
 
-def live_run_in_process(rate: float, seconds: float, repaint_rate: float = 30.0) -> LiveRun:
-    """:func:`live_run` in a new Python process (this file with ``--live-one``)."""
+def live_run_in_process(
+    rate: float, seconds: float, repaint_rate: float = 30.0, full_gc_after: int = 0
+) -> LiveRun:
+    """:func:`live_run` in a new Python process (this file with ``--live-one``).
+
+    ``full_gc_after`` > 0: ``gc.set_threshold(700, 10, full_gc_after)`` first —
+    a full collection after that many generation-1 collections instead of 10
+    (an experiment: what the app itself could set while it runs).
+    """
     command = [sys.executable, str(Path(__file__).resolve()), "--live-one"]
-    command += [str(rate), str(seconds), str(repaint_rate)]
+    command += [str(rate), str(seconds), str(repaint_rate), str(full_gc_after)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the live run at {rate:g} frames/s failed:\n{done.stderr}")
     return LiveRun(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def _live_one(rate: float, seconds: float, repaint_rate: float) -> None:
+def _live_one(rate: float, seconds: float, repaint_rate: float, full_gc_after: float) -> None:
     chunks = live_chunks(max(8, round(rate * seconds)))
+    if full_gc_after > 0:
+        gc.set_threshold(700, 10, int(full_gc_after))
     run = asyncio.run(live_run(rate, seconds, chunks, repaint_rate=repaint_rate))
     print(json.dumps(dataclasses.asdict(run)))
 
@@ -649,13 +666,23 @@ def highest_steady(rows: Sequence[LiveRow]) -> float | None:
     return best
 
 
-def render_live(rows: Sequence[LiveRow], seconds: float, runs: int, repaint_rate: float) -> str:
+def render_live(
+    rows: Sequence[LiveRow],
+    seconds: float,
+    runs: int,
+    repaint_rate: float = 30.0,
+    full_gc_after: int = 0,
+) -> str:
     """The live table (Markdown) and its verdict."""
+    experiment = (
+        f" · EXPERIMENT: gc.set_threshold(700, 10, {full_gc_after})" if full_gc_after else ""
+    )
     lines = [
         f"Live ingest · {SIZE[0]}x{SIZE[1]} headless · OpenAI Chat frames of ~220 B, "
         f"{CHUNK_FRAMES} per chunk · {seconds:g} s per run, {runs} run(s) per rate · "
         f"repaint_rate {repaint_rate:g}/s · a key every {KEY_EVERY * 1000:.0f} ms: "
-        "p n [ f (step keys), ? escape (help) · latencies are medians and p95 over all runs",
+        "p n [ f (step keys), ? escape (help) · latencies are medians and p95 over all runs"
+        + experiment,
         "",
         "| " + " | ".join(LIVE_HEAD) + " |",
         "|" + "---:|" * (len(LIVE_HEAD) - 1) + ":---:|",
@@ -712,7 +739,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--quick", action="store_true", help="10,000 frames, 200 steps, 2 rates, 1 run of 2 s"
     )
-    parser.add_argument("--live-one", nargs=3, type=float, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--full-gc-after",
+        type=int,
+        default=0,
+        metavar="N",
+        help="experiment: live runs with gc.set_threshold(700, 10, N) (default: Python's 10)",
+    )
+    parser.add_argument("--live-one", nargs=4, type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.live_one:
         _live_one(*args.live_one)
@@ -738,8 +772,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(render_steps(results, args.steps), flush=True)
         print()
     if args.only != "steps":
-        rows = live_sweep(rates, args.seconds, args.runs, args.repaint_rate)
-        print(render_live(rows, args.seconds, args.runs, args.repaint_rate))
+        rows = live_sweep(rates, args.seconds, args.runs, args.repaint_rate, args.full_gc_after)
+        print(render_live(rows, args.seconds, args.runs, args.repaint_rate, args.full_gc_after))
     print()
     print(
         f"{time.strftime('%Y-%m-%d')} · Python {platform.python_version()} · "

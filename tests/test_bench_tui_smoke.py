@@ -50,7 +50,7 @@ async def test_live_run_feeds_every_frame_and_times_the_keys() -> None:
 
 
 def test_the_sweep_runs_each_rate_in_a_fresh_interpreter() -> None:
-    (row,) = bench_tui.live_sweep([300], 1.5, 1)
+    (row,) = bench_tui.live_sweep([300], 1.5, 1, full_gc_after=100)
     (run,) = row.runs
     assert run.rate == 300 and run.frames_in_trace == run.frames == 450
     assert len(run.step_keys) == 8 and len(run.screen_keys) == 2
