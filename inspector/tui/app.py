@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -65,6 +66,7 @@ class InspectorApp(App[int]):
 
     def on_mount(self) -> None:
         """Show the trace, start the feed, or open the picker."""
+        self._quiet_garbage_collector()
         source = self.source
         if source is None:
             self.push_screen(PickerScreen(self.captures))
@@ -82,6 +84,22 @@ class InspectorApp(App[int]):
                 1 / self.repaint_rate,
             )
             self._run_feed(source, screen, self.throttle)
+
+    def _quiet_garbage_collector(self) -> None:
+        # Rendering churns through short-lived strips, and CPython's default
+        # thresholds then run a full collection about four times a second, each
+        # 60-90 ms over the trace's objects: a key that meets one waits past
+        # 100 ms (benchmarks/bench_tui.py, docs/performance.md). Full
+        # collections become rare, and what exists at startup (the loaded trace)
+        # is frozen out of them; both are undone when the app stops.
+        self._gc_threshold = gc.get_threshold()
+        gc.set_threshold(self._gc_threshold[0], self._gc_threshold[1], 100)
+        gc.freeze()
+
+    def on_unmount(self) -> None:
+        """Give the garbage collector back its usual settings."""
+        gc.unfreeze()
+        gc.set_threshold(*self._gc_threshold)
 
     def _schedule(self, delay: float, callback: Callable[[], None]) -> None:
         # Textual timers cannot have a zero interval: "now" is the next loop turn.

@@ -88,7 +88,7 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._cache: LRUCache[tuple[Hashable, ...], Strip] = LRUCache(2048)
+        self._cache: LRUCache[tuple[Hashable, ...], Strip] = LRUCache(256)
         self.rows = 0
         self.cursor_row: int | None = None
         self._look: Hashable = None
