@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from .capture import Recording
 from .core.normalizer import Normalizer, stream_id_for
 from .core.trace import Trace, TransportEnd
-from .session import guess_provider
+from .session import ProviderUnknown, guess_provider
 
 __all__ = ["Feed", "ReplayFeed"]
 
@@ -46,7 +46,12 @@ class ReplayFeed:
     """Plays a recording into a trace with its recorded timing (``speed`` x)."""
 
     def __init__(self, recording: Recording, provider: str | None = None, speed: float = 1.0):
-        name = provider or guess_provider(recording) or "openai-chat"
+        """Raises :class:`~inspector.session.ProviderUnknown` when the provider is unknowable."""
+        name = provider or guess_provider(recording)
+        if name is None:
+            raise ProviderUnknown(
+                f"{recording.path}: cannot tell which provider this stream is from; pass a provider"
+            )
         self.recording = recording
         self.speed = speed
         self.normalizer = Normalizer(

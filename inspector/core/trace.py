@@ -40,6 +40,7 @@ decode nothing.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -164,11 +165,13 @@ class IntColumn(_IntArray):
 class _Log(Sequence[T]):
     """Read-only sequence behaviour shared by the logs: slices, equality, repr."""
 
+    @abstractmethod
     def _get(self, index: int) -> T:
-        raise NotImplementedError
+        """Element ``index`` (0 ≤ index < len), built from the stored columns."""
 
+    @abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """How many elements are stored."""
 
     @overload
     def __getitem__(self, index: int) -> T: ...
