@@ -17,13 +17,14 @@ data. Two rules keep it harmless:
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 import orjson
 from rich.highlighter import JSONHighlighter
 from rich.style import Style
 from rich.text import Text
+
+from ..terminal import UNSAFE_MULTI_LINE, UNSAFE_ONE_LINE, escape_char, escape_controls
 
 __all__ = [
     "ESCAPE_STYLE",
@@ -36,41 +37,23 @@ __all__ = [
 #: How an escaped character looks: distinct from ordinary text.
 ESCAPE_STYLE: Final = Style(color="magenta", bold=True)
 
-# C0 controls, DEL, C1 controls, zero-width and bidi formatting characters,
-# line/paragraph separators, BOM and interlinear annotation characters.
-_INVISIBLE = "\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb"
-_UNSAFE_ONE_LINE: Final = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
-# Multi-line text keeps its line breaks and tabs (Rich expands tabs itself).
-_UNSAFE_MULTI_LINE: Final = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
-
-_NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\x1b", "\x00": "\\0"}
-
 _JSON_HIGHLIGHTER: Final = JSONHighlighter()
-
-
-def _escape(char: str) -> str:
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
-    code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def escape_plain(value: str, multiline: bool = False) -> str:
     """``value`` with every unsafe character replaced by its escape (no styling)."""
-    pattern = _UNSAFE_MULTI_LINE if multiline else _UNSAFE_ONE_LINE
-    return pattern.sub(lambda m: _escape(m.group()), value)
+    return escape_controls(value, multiline)
 
 
 def safe_text(value: str, style: str | Style = "", multiline: bool = False) -> Text:
     """A :class:`Text` showing ``value`` literally, unsafe characters escaped."""
-    pattern = _UNSAFE_MULTI_LINE if multiline else _UNSAFE_ONE_LINE
+    pattern = UNSAFE_MULTI_LINE if multiline else UNSAFE_ONE_LINE
     text = Text(style=style, end="")
     position = 0
     for match in pattern.finditer(value):
         if match.start() > position:
             text.append(value[position : match.start()])
-        text.append(_escape(match.group()), ESCAPE_STYLE)
+        text.append(escape_char(match.group()), ESCAPE_STYLE)
         position = match.end()
     if position < len(value):
         text.append(value[position:])
