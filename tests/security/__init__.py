@@ -1,0 +1,1 @@
+"""Security regression corpus: one module per untrusted boundary (docs/security.md)."""
