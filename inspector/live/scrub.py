@@ -1,0 +1,248 @@
+"""Scrubbing secrets out of a byte stream, in every encoding a server may echo them in.
+
+A server that echoes the API key — in an error body, a debug header, SSE
+data or a comment — may do so in many spellings. :class:`SecretScrubber`
+matches the *exact* secrets in use (never a guess such as "looks like a
+key") in each of these forms and replaces the whole match by a placeholder:
+
+* **raw**, **URL-encoded** (``%XX`` in either case, ``+`` for a space) and
+  **JSON-escaped** (``\\uXXXX`` in either case, surrogate pairs, ``\\/`` and
+  the short escapes) — one matcher per secret accepts *each character* in any
+  of these spellings, so a JSON encoder that escapes some characters and not
+  others is caught, and so is any mixture;
+* **base64**, standard and URL-safe, at each of the three alignments the
+  secret can have inside a longer encoded text (``Basic`` credentials, a
+  token that embeds the key): only the characters that depend on the secret
+  alone are matched.
+
+Streaming (:meth:`SecretScrubber.feed`): a secret may be split across two
+chunks, so the end of each chunk that could be the beginning of a match is
+held back — never more than the longest encoded form minus one byte — and
+released with the next chunk or by :meth:`SecretScrubber.flush`. Only bytes
+that could still belong to a match are held: a chunk ending in the blank line
+of an SSE event (no form of a secret contains a line break) is released at
+once, whole, so a capture's chunk timing stays what was received.
+
+Secrets shorter than :data:`MIN_SECRET` characters are not scrubbed (they
+would match ordinary words); they are listed in
+:attr:`SecretScrubber.refused` for the caller to warn about.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterable
+from typing import Final
+
+__all__ = ["MIN_SECRET", "PLACEHOLDER", "SecretScrubber", "encoded_forms"]
+
+#: Shorter secrets are refused: scrubbing them would hit ordinary text.
+MIN_SECRET: Final = 8
+PLACEHOLDER: Final = b"[redacted]"
+
+_HEX: Final = "0123456789abcdef"
+#: JSON's two-character escapes.
+_JSON_SHORT: Final = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f",
+                      "\n": "\\n", "\r": "\\r", "\t": "\\t"}  # fmt: skip
+
+
+def _hex_digit(digit: str) -> tuple[str, set[int]]:
+    """A regex for one hex digit in either case, and the bytes it can match."""
+    if digit.isdigit():
+        return digit, {ord(digit)}
+    return f"[{digit}{digit.upper()}]", {ord(digit), ord(digit.upper())}
+
+
+def _hex_run(value: int, width: int) -> tuple[str, set[int], int]:
+    text = f"{value:0{width}x}"
+    parts = [_hex_digit(d) for d in text]
+    alphabet: set[int] = set()
+    for _, chars in parts:
+        alphabet |= chars
+    return "".join(p for p, _ in parts), alphabet, width
+
+
+def _char_forms(char: str) -> tuple[str, set[int], set[int], int]:
+    """One character of a secret in every spelling.
+
+    Returns the regex, the bytes a match can contain, the bytes a match can
+    start with, and the longest spelling's length in bytes.
+    """
+    raw = char.encode("utf-8", "surrogatepass")
+    options = [re.escape(raw.decode("latin-1"))]
+    alphabet = set(raw)
+    starts = {raw[0]}
+    longest = len(raw)
+    # URL encoding: every UTF-8 byte as %XX; a space may also be '+'.
+    url = ""
+    for byte in raw:
+        pattern, chars, _ = _hex_run(byte, 2)
+        url += "%" + pattern
+        alphabet |= chars
+    options.append(url)
+    alphabet.add(ord("%"))
+    starts.add(ord("%"))
+    longest = max(longest, 3 * len(raw))
+    if char == " ":
+        options.append(re.escape("+"))
+        alphabet.add(ord("+"))
+        starts.add(ord("+"))
+    # JSON: \uXXXX (a surrogate pair above the BMP), and the short escapes.
+    code = ord(char)
+    units = [code] if code < 0x10000 else [0xD800 + ((code - 0x10000) >> 10),
+                                           0xDC00 + ((code - 0x10000) & 0x3FF)]  # fmt: skip
+    json = ""
+    for unit in units:
+        pattern, chars, _ = _hex_run(unit, 4)
+        json += re.escape("\\u") + pattern
+        alphabet |= chars
+    options.append(json)
+    alphabet |= {ord("\\"), ord("u")}
+    starts.add(ord("\\"))
+    longest = max(longest, 6 * len(units))
+    if char in _JSON_SHORT:
+        options.append(re.escape(_JSON_SHORT[char]))
+        alphabet |= set(_JSON_SHORT[char].encode())
+    return "(?:" + "|".join(options) + ")", alphabet, starts, longest
+
+
+def _base64_forms(secret: bytes) -> list[bytes]:
+    """The base64 text (standard and URL-safe) that only the secret's bytes decide.
+
+    Inside a longer encoded text the secret starts at byte offset 0, 1 or 2
+    of a 3-byte group; the characters that mix in neighbouring bytes are left
+    out, the rest must match exactly.
+    """
+    forms: list[bytes] = []
+    for align, skip in ((0, 0), (1, 2), (2, 3)):
+        encoded = base64.b64encode(b"\0" * align + secret)
+        whole = (align + len(secret)) * 8 // 6  # characters made of known bits only
+        fragment = encoded[skip:whole]
+        forms.append(fragment)
+        forms.append(fragment.translate(bytes.maketrans(b"+/", b"-_")))
+    return list(dict.fromkeys(forms))
+
+
+def encoded_forms(secret: str) -> tuple[str, set[int], set[int], int]:
+    """The regex matching every spelling of ``secret``, its alphabet, start bytes and
+    longest match length (see the module docstring)."""
+    parts = [_char_forms(char) for char in secret]
+    text_pattern = "".join(p for p, _, _, _ in parts)
+    alphabet: set[int] = set()
+    for _, chars, _, _ in parts:
+        alphabet |= chars
+    starts = set(parts[0][2])
+    longest = sum(n for _, _, _, n in parts)
+    patterns = [text_pattern]
+    for form in _base64_forms(secret.encode("utf-8", "surrogatepass")):
+        patterns.append(re.escape(form.decode("ascii")))
+        alphabet |= set(form)
+        starts.add(form[0])
+        longest = max(longest, len(form))
+    return "|".join(patterns), alphabet, starts, longest
+
+
+class SecretScrubber:
+    """Replaces every encoded form of the given secrets in a byte stream."""
+
+    def __init__(self, secrets: Iterable[str], placeholder: bytes = PLACEHOLDER) -> None:
+        kept: list[str] = []
+        refused: list[str] = []
+        for secret in dict.fromkeys(s for s in secrets if s):
+            (kept if len(secret) >= MIN_SECRET else refused).append(secret)
+        self.placeholder = placeholder
+        #: Secrets too short to scrub safely (the caller should warn about them).
+        self.refused: tuple[str, ...] = tuple(refused)
+        self.secrets: tuple[str, ...] = tuple(kept)
+        self._tail = b""
+        self._hold = 0
+        self._pattern: re.Pattern[bytes] | None = None
+        if not kept:
+            return
+        # Longest secrets first: one that contains another is replaced whole.
+        kept.sort(key=len, reverse=True)
+        alphabet: set[int] = set()
+        starts: set[int] = set()
+        patterns = []
+        for secret in kept:
+            pattern, chars, first, longest = encoded_forms(secret)
+            patterns.append(pattern)
+            alphabet |= chars
+            starts |= first
+            self._hold = max(self._hold, longest - 1)
+        # Latin-1 maps each byte to one char, so the str patterns work on bytes.
+        self._pattern = re.compile("|".join(patterns).encode("latin-1"), re.DOTALL)
+        # Bytes that can occur in a match -> b"a", all others -> b"\n": then the
+        # last b"\n" is the last byte no match can contain.
+        self._inside = bytes(ord("a") if b in alphabet else ord("\n") for b in range(256))
+        self._starts = frozenset(starts)
+
+    @property
+    def active(self) -> bool:
+        """Whether there is anything to scrub."""
+        return self._pattern is not None
+
+    @property
+    def holding(self) -> int:
+        """Bytes held back, waiting for the next chunk."""
+        return len(self._tail)
+
+    @property
+    def max_hold(self) -> int:
+        """The most bytes :meth:`feed` ever holds back."""
+        return self._hold
+
+    def scrub(self, data: bytes) -> bytes:
+        """``data`` with every form of every secret replaced (a whole buffer; stateless)."""
+        if self._pattern is None:
+            return data
+        return self._pattern.sub(self.placeholder, data)
+
+    def scrub_text(self, text: str) -> str:
+        """:meth:`scrub` for text (header values, messages, URLs)."""
+        if self._pattern is None:
+            return text
+        raw = text.encode("utf-8", "surrogatepass")
+        return self.scrub(raw).decode("utf-8", "surrogatepass")
+
+    def feed(self, data: bytes) -> bytes:
+        """Scrub the next chunk of a stream; the end may be held back for the next call."""
+        if self._pattern is None:
+            return data
+        buffer = self._tail + data if self._tail else data
+        safe = self._safe_end(buffer)
+        out: list[bytes] = []
+        position = 0
+        for match in self._pattern.finditer(buffer):
+            if match.start() >= safe:
+                break
+            out.append(buffer[position : match.start()])
+            out.append(self.placeholder)
+            position = match.end()
+        end = max(position, safe)
+        out.append(buffer[position:end])
+        self._tail = buffer[end:]
+        return b"".join(out)
+
+    def flush(self) -> bytes:
+        """The end of the stream: whatever is still held back, scrubbed."""
+        rest, self._tail = self._tail, b""
+        return self.scrub(rest)
+
+    def _safe_end(self, buffer: bytes) -> int:
+        """Where the bytes that could begin an unfinished match start.
+
+        A match that starts earlier than ``len - hold`` lies wholly inside the
+        buffer, so only the last ``hold`` bytes need a look: from the last byte
+        no match can contain, the first byte a match can start with.
+        """
+        if self._hold == 0:
+            return len(buffer)
+        window_start = max(0, len(buffer) - self._hold)
+        window = buffer[window_start:].translate(self._inside)
+        outside = window.rfind(b"\n")
+        for index in range(outside + 1, len(window)):
+            if buffer[window_start + index] in self._starts:
+                return window_start + index
+        return len(buffer)
