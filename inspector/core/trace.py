@@ -43,7 +43,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast, overload
 
@@ -56,10 +56,12 @@ __all__ = [
     "FrameLog",
     "Ignored",
     "IntColumn",
+    "Skeleton",
     "Trace",
     "Transition",
     "TransportEnd",
     "Violation",
+    "skeleton_of",
 ]
 
 Event = dict[str, Any]
@@ -376,6 +378,17 @@ _DELTA_KINDS: Final = ("text", "json_text", "signature")
 _DELTA_CODE: Final = {kind: code for code, kind in enumerate(_DELTA_KINDS, start=1)}
 
 
+#: What the invariant checker reads of an event: (type, seq, stream_id, block index).
+Skeleton = tuple[Any, Any, Any, Any]
+
+
+def skeleton_of(event: Mapping[str, Any]) -> Skeleton:
+    """An event's :data:`Skeleton` (block index None when it has no ``block`` mapping)."""
+    block = event.get("block")
+    index = block.get("index") if isinstance(block, Mapping) else None
+    return event.get("type"), event.get("seq"), event.get("stream_id"), index
+
+
 class EventLog(_Log[Event]):
     """Contract events. A plain ``block.delta`` — most of any stream — is stored
     as its kind, block index and text (the text shared with the machine's block
@@ -422,6 +435,15 @@ class EventLog(_Log[Event]):
         self._shape.append(index << 2 | _DELTA_CODE[kind])
         self._payload.append(text)
         return len(self._payload) - 1
+
+    def skeleton(self) -> Iterator[Skeleton]:
+        """Every event's :data:`Skeleton`, without building the ``block.delta`` dicts."""
+        stream_id = self.stream_id
+        for seq, (shape, payload) in enumerate(zip(self._shape, self._payload, strict=True), 1):
+            if shape & 3:
+                yield "block.delta", seq, stream_id, shape >> 2
+            else:
+                yield skeleton_of(payload)
 
     def type_of(self, index: int) -> str:
         """The ``type`` of event ``index``, without building the event."""
