@@ -1,0 +1,166 @@
+"""``inspector proxy``: a recording reverse proxy in front of the providers' APIs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..terminal import escape_controls, safe_path
+from .common import EXIT_OK, EXIT_USAGE, error
+
+DEFAULT_PORT = 8790
+DEFAULT_DIRECTORY = "proxy-captures"
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a size in bytes >= 1, got {text!r}")
+    return value
+
+
+def register(sub: Any) -> None:
+    """Add the ``proxy`` subcommand."""
+    parser = sub.add_parser(
+        "proxy",
+        help="a recording reverse proxy: point an app's base URL at it, see and record its streams",
+        description=(
+            "Listen on loopback and forward every request to the provider its path belongs "
+            "to (/v1/chat/completions and /v1/responses: api.openai.com; /v1/messages: "
+            "api.anthropic.com; /v1beta/models/...:streamGenerateContent: "
+            "generativelanguage.googleapis.com), or to --upstream. Responses come back byte "
+            "for byte as they arrive. Each streaming exchange on those four endpoints (an "
+            "event stream, or an error status) is recorded as a capture in the output "
+            "directory, with every credential the request carried scrubbed from it; "
+            "non-streaming responses and other paths are forwarded unchanged and not "
+            "recorded. Without --headless the TUI lists the exchanges as they happen. "
+            "See docs/proxy.md."
+        ),
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=DEFAULT_DIRECTORY,
+        metavar="DIR",
+        help="where captures go; created if missing (default %(default)s)",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default %(default)s; another one is reachable from "
+        "other machines: only with this option, and with a warning)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help="port (0: any free port; default %(default)s)",
+    )
+    parser.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="send every request to this server instead (a compatible server, "
+        "`inspector serve`); the request's path is appended to the URL's",
+    )
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="no TUI: print one line per exchange when it ends",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=_size,
+        default=None,
+        metavar="BYTES",
+        help="refuse request bodies larger than this with 413 (default 32 MiB)",
+    )
+    parser.set_defaults(func=run)
+
+
+def _check_upstream(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"--upstream {escape_controls(url)}: expected an http:// or https:// URL"
+    if parts.query or parts.fragment:
+        return f"--upstream {escape_controls(url)}: a query or fragment is not allowed"
+    return None
+
+
+def _output_directory(name: str) -> tuple[Path | None, str | None]:
+    directory = Path(name)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return None, f"{safe_path(directory)}: cannot create ({exc.strerror or exc})"
+    if not os.access(directory, os.W_OK):
+        return None, f"{safe_path(directory)}: not writable"
+    return directory, None
+
+
+def _say(line: str) -> None:
+    print(f"inspector proxy: {line}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Proxy until Ctrl+C (headless) or q (TUI); exit 2 for bad options or a taken port."""
+    if args.upstream is not None and (problem := _check_upstream(args.upstream)):
+        error(problem)
+        return EXIT_USAGE
+    directory, problem = _output_directory(args.output)
+    if problem is not None:
+        error(problem)
+        return EXIT_USAGE
+    # The server stack loads only now: `inspector --help` stays quick.
+    from ..live.secrets import is_loopback_url
+    from ..proxy import DEFAULT_MAX_BODY, FlowLog, ProxyServer, ProxySettings, flow_line
+
+    settings = ProxySettings(
+        listen_host=args.host,
+        upstream=args.upstream.rstrip("/") if args.upstream else None,
+        max_body=args.max_body or DEFAULT_MAX_BODY,
+    )
+    log = FlowLog(directory)
+    try:
+        server = ProxyServer(log, settings, port=args.port, handle_signals=args.headless)
+    except OSError as exc:
+        error(f"cannot listen on {escape_controls(args.host)}:{args.port}: {exc.strerror or exc}")
+        return EXIT_USAGE
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    if not is_loopback_url(f"http://{shown}"):
+        _say(f"warning: listening on {escape_controls(args.host)}, reachable from other machines")
+    upstream = escape_controls(settings.upstream) if settings.upstream else "each provider's API"
+    if not args.headless:
+        from ..tui.screens.flows import ProxyApp  # Textual loads only for the TUI
+
+        ProxyApp(server, upstream=upstream).run()
+        _say(f"{log.count} exchanges; captures in {safe_path(directory)}")
+        return EXIT_OK
+    print(f"proxying {server.url} -> {upstream}; recording to {safe_path(directory)}", flush=True)
+    for line in _recipe(server.url):
+        print("  " + line, flush=True)
+
+    def print_finished(flow: Any) -> None:
+        if not flow.live:
+            print(flow_line(flow), flush=True)
+
+    log.watch(print_finished)
+    import asyncio
+
+    asyncio.run(server.serve())
+    return EXIT_OK
+
+
+def _recipe(url: str) -> list[str]:
+    """How to point each SDK at the proxy (docs/proxy.md has the details)."""
+    return [
+        f"OPENAI_BASE_URL={url}/v1",
+        f"ANTHROPIC_BASE_URL={url}",
+        f"GOOGLE_GEMINI_BASE_URL={url}",
+    ]

@@ -1,0 +1,208 @@
+"""The proxy's ASGI app (Starlette): forward every request, relay and record the answer.
+
+Theory of operation
+-------------------
+One catch-all route. A request is checked (``Host`` must name this machine
+when the proxy listens on loopback, so a web page cannot reach it through
+DNS rebinding; the body is bounded), routed (:mod:`.routes`), and sent
+upstream with the app's own headers (:mod:`.headers`) on one shared httpx
+client. The upstream's status and headers are passed on as they came, then
+the body is relayed chunk by chunk: each chunk is handed to the app first
+and recorded after (:class:`~.flow.Flow`), so recording adds no latency to
+the chunk it records.
+
+How the upstream ended is how the app's response ends: a clean end is a
+clean end; a reset upstream resets the app's connection, a connection
+closed mid-body closes the app's mid-body (:mod:`.connections`). An
+upstream that cannot be reached at all is a ``502`` whose JSON body says
+why. When the app goes away, the upstream request is closed and the
+capture says ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Final
+
+import anyio
+import httpx
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route as StarletteRoute
+
+from ..core.trace import TransportEnd
+from ..live.secrets import is_loopback_url
+from ..live.transport import transport_end
+from .connections import ClientConnections, break_connection
+from .flow import Flow, FlowRequest
+from .headers import request_headers, request_secrets, response_headers
+from .log import FlowLog
+from .routes import model_of, resolve, upstream_url
+
+__all__ = ["DEFAULT_MAX_BODY", "METHODS", "ProxySettings", "create_app", "host_allowed"]
+
+#: Requests bigger than this are refused (413): images in a prompt fit, a runaway upload does not.
+DEFAULT_MAX_BODY: Final = 32 * 1024 * 1024
+METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+class ProxySettings:
+    """What the app needs to know about where it listens and forwards."""
+
+    def __init__(
+        self,
+        *,
+        listen_host: str = "127.0.0.1",
+        upstream: str | None = None,
+        max_body: int = DEFAULT_MAX_BODY,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        self.listen_host = listen_host
+        self.upstream = upstream
+        self.max_body = max_body
+        self.connect_timeout = connect_timeout
+        shown = f"[{listen_host}]" if ":" in listen_host else listen_host
+        self.loopback = is_loopback_url(f"http://{shown}")
+
+
+def host_allowed(host_header: str | None, settings: ProxySettings) -> bool:
+    """Whether a request's ``Host`` may be served.
+
+    On loopback only loopback names are accepted (a DNS-rebinding page sends
+    its own name); a proxy bound elsewhere with ``--host`` accepts any.
+    """
+    if not settings.loopback:
+        return True
+    if not host_header or any(c in host_header for c in "/@?#\\ \t"):
+        return False
+    return is_loopback_url(f"http://{host_header.strip()}")
+
+
+def _error(status: int, kind: str, message: str) -> Response:
+    body = {"error": {"type": kind, "message": f"inspector proxy: {message}"}}
+    return Response(
+        orjson.dumps(body),
+        status_code=status,
+        media_type="application/json",
+        headers={"x-inspector-proxy": kind},
+    )
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The whole request body, or None when it is longer than ``limit``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    parts: list[bytes] = []
+    size = 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            return None
+        parts.append(part)
+    return b"".join(parts)
+
+
+def _abort(connections: ClientConnections, peer: tuple[str, int] | None) -> None:
+    transport = connections.get(peer) if peer is not None else None
+    if transport is not None:
+        transport.abort()
+
+
+def create_app(
+    log: FlowLog,
+    client: httpx.AsyncClient,
+    settings: ProxySettings,
+    connections: ClientConnections | None = None,
+) -> Starlette:
+    """The Starlette app that proxies to ``settings.upstream`` (or each provider's host)."""
+    conns = connections if connections is not None else ClientConnections()
+
+    async def relay(
+        upstream: httpx.Response, flow: Flow, url: str, peer: tuple[str, int] | None
+    ) -> AsyncIterator[bytes]:
+        end: TransportEnd | None = None
+        # Stopping the flow from a view resets the app's connection; Starlette
+        # then cancels this stream, which ends the capture ``cancelled``.
+        flow.on_cancel = lambda: _abort(conns, peer)
+        try:
+            # aiter_bytes: decoded bytes (identical to the wire unless the
+            # upstream compressed despite accept-encoding: identity).
+            async for data in upstream.aiter_bytes():
+                time = flow.now()
+                try:
+                    yield data
+                finally:
+                    flow.chunk(time, data)
+            end = TransportEnd("eof", flow.now())
+        except httpx.RequestError as exc:
+            end = transport_end(exc, url, flow.now(), settings.connect_timeout)
+        except (asyncio.CancelledError, GeneratorExit, OSError):
+            why = "stopped in the inspector" if flow.cancelled else "the app closed the connection"
+            flow.finish(TransportEnd("cancelled", flow.now(), why))
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await upstream.aclose()
+        flow.finish(end)
+        if end.reason != "eof":
+            await break_connection(conns, peer, reset="reset" in (end.error or "").lower())
+
+    async def handle(request: Request) -> Response:
+        if not host_allowed(request.headers.get("host"), settings):
+            return _error(403, "host_not_allowed", "the Host header must name this machine")
+        try:
+            body = await _read_body(request, settings.max_body)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if body is None:
+            return _error(413, "request_too_large", f"bodies over {settings.max_body} bytes")
+        path = request.url.path
+        raw_path = request.scope.get("raw_path") or path.encode()
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        names = {k.lower(): v for k, v in request.headers.items()}
+        route = resolve(request.method, path, names)
+        url = upstream_url(route, raw_path.decode("latin-1"), query, settings.upstream)
+        secrets = request_secrets(request.headers.items(), query)
+        forwarded = request_headers(request.headers.raw)
+        as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]
+        flow_request = FlowRequest(request.method, path, query, as_sent, body, url)
+        flow = log.begin(flow_request, route, model_of(route, body), secrets)
+        outgoing = client.build_request(request.method, url, headers=forwarded, content=body)
+        peer = (request.client.host, request.client.port) if request.client else None
+        task = asyncio.current_task()
+        if task is not None:
+            flow.on_cancel = task.cancel
+        flow.start()
+        try:
+            upstream = await client.send(outgoing, stream=True)
+        except httpx.RequestError as exc:
+            end = transport_end(exc, url, flow.now(), settings.connect_timeout)
+            flow.finish(end)
+            return _error(502, "upstream_unreachable", end.error or "the upstream failed")
+        except asyncio.CancelledError:
+            why = "stopped in the inspector" if flow.cancelled else "the proxy stopped"
+            flow.finish(TransportEnd("cancelled", flow.now(), why))
+            if not flow.cancelled or task is None:
+                raise
+            # Our own cancel (from a view), not the server's: abort the app's
+            # connection and answer nothing.
+            task.uncancel()
+            _abort(conns, peer)
+            return Response(status_code=499)
+        decoded = upstream.headers.get("content-encoding", "identity").lower() != "identity"
+        flow.response(
+            upstream.status_code,
+            upstream.http_version,
+            {k.lower(): v for k, v in upstream.headers.items()},
+        )
+        response = StreamingResponse(
+            relay(upstream, flow, url, peer), status_code=upstream.status_code
+        )
+        response.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
+        return response
+
+    return Starlette(routes=[StarletteRoute("/{path:path}", handle, methods=METHODS)])

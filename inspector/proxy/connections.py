@@ -1,0 +1,91 @@
+"""Breaking the app's connection the way the upstream broke ours.
+
+When the upstream resets the connection (or closes it mid-body), the app
+must not see a clean end of the response: it gets what was forwarded, then
+a TCP reset (or a close without the end of the chunked body). ASGI does not
+expose the socket, so :func:`registering_protocol` makes uvicorn's h11
+protocol record each connection's transport by client address in a
+:class:`ClientConnections`, where :func:`break_connection` finds it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import socket
+import struct
+import termios
+from typing import Any, Final
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.utils import get_remote_addr
+
+__all__ = ["ClientConnections", "break_connection", "registering_protocol"]
+
+#: How long to wait for forwarded bytes to reach the app before the break.
+_DRAIN_LIMIT: Final = 2.0
+#: Starlette cancels the response once uvicorn sees the connection gone.
+_AFTER_BREAK: Final = 5.0
+
+
+class ClientConnections(dict[tuple[str, int], asyncio.Transport]):
+    """Open connections from apps, by client address."""
+
+
+def registering_protocol(connections: ClientConnections) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, also registering each connection's transport."""
+
+    class RegisteringProtocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            address = get_remote_addr(transport)
+            if address is not None:
+                connections[address] = transport
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.client is not None and connections.get(self.client) is self.transport:
+                del connections[self.client]
+            super().connection_lost(exc)
+
+    return RegisteringProtocol
+
+
+def _unsent(sock: Any) -> int:
+    """Bytes the kernel still holds for the socket, not yet acknowledged (Linux, macOS)."""
+    request = getattr(termios, "TIOCOUTQ", None)
+    if sock is None or request is None:
+        return 0
+    try:
+        answer = fcntl.ioctl(sock.fileno(), request, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int(struct.unpack("i", answer)[0])
+
+
+async def break_connection(
+    connections: ClientConnections, client: tuple[str, int] | None, *, reset: bool
+) -> None:
+    """Reset (RST) or close (FIN, body unfinished) the app's connection, once drained.
+
+    Without a registered transport (another server), raise so that the
+    server aborts the response itself: still not a clean end.
+    """
+    transport = connections.get(client) if client is not None else None
+    if transport is None:
+        raise ConnectionAbortedError("the upstream connection broke")
+    loop = asyncio.get_running_loop()
+    sock = transport.get_extra_info("socket")
+    give_up = loop.time() + _DRAIN_LIMIT
+    # A reset discards whatever is still queued: let forwarded bytes leave first.
+    while (transport.get_write_buffer_size() or _unsent(sock)) and loop.time() < give_up:
+        await asyncio.sleep(0.001)
+    if reset:
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                # SO_LINGER with a zero timeout: closing sends RST instead of FIN.
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+    else:
+        transport.close()
+    await asyncio.sleep(_AFTER_BREAK)

@@ -1,0 +1,374 @@
+"""One proxied exchange: what the list shows, the capture, and a live trace.
+
+Theory of operation
+-------------------
+The proxy's request handler drives a :class:`Flow` through four calls:
+:meth:`Flow.start` (the request goes upstream), :meth:`Flow.response`
+(status and headers arrived), :meth:`Flow.chunk` (for every piece of the
+body, *after* it was forwarded to the app) and :meth:`Flow.finish` (how the
+transport ended). The flow never does network I/O and never raises for
+anything the upstream sent.
+
+A response on one of the four streaming endpoints is recorded when it is an
+event stream, or an error status (whose body the provider's adapter
+classifies). Anything else — a non-streaming completion, a model list — is
+forwarded untouched and not recorded: a capture holds an SSE stream.
+
+Recording is write-through: each chunk goes to the capture (flushed) the
+moment it is forwarded, after :class:`~inspector.live.scrub.SecretScrubber`
+removed every credential the request carried, in any spelling the upstream
+may echo it in. The same scrubbed bytes feed a sans-IO
+:class:`~inspector.core.normalizer.Normalizer`, so a view can follow the
+stream live; :class:`Flow` is a :class:`~inspector.feed.Feed` for that. When
+the flow ends its trace is dropped (:attr:`Flow.trace` becomes None and the
+capture on disk is the record), so a long-running proxy does not keep every
+stream it ever saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from ..capture import CaptureWriter
+from ..core.normalizer import Normalizer
+from ..core.trace import Trace, TransportEnd
+from ..live.feed import MAX_ERROR_BODY
+from ..live.scrub import SecretScrubber
+from ..live.secrets import redact_headers, redact_url
+from .recording import capture_name, create_capture_file, rewrite_header
+from .routes import Route
+
+__all__ = ["Flow", "FlowRequest", "is_event_stream"]
+
+Notify = Callable[[], None]
+
+#: What the state column says before the terminal state is known.
+WAITING: Final = "waiting"
+STREAMING: Final = "streaming"
+#: A response that was forwarded without being recorded.
+PASSED: Final = "passed"
+
+
+def is_event_stream(headers: Mapping[str, str]) -> bool:
+    """Whether the response's content type is ``text/event-stream``."""
+    return headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
+
+
+def _scrub_json(value: Any, scrubber: SecretScrubber) -> Any:
+    if isinstance(value, str):
+        return scrubber.scrub_text(value)
+    if isinstance(value, dict):
+        return {scrubber.scrub_text(str(k)): _scrub_json(v, scrubber) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_json(v, scrubber) for v in value]
+    return value
+
+
+def _body_for_header(body: bytes) -> Any:
+    """The request body as the capture header keeps it: JSON when it is JSON."""
+    if not body:
+        return None
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return body.decode("utf-8", "replace")
+
+
+def _outcome(trace: Trace) -> str:
+    terminal = trace.terminal_event
+    if terminal is None:
+        return trace.state
+    if terminal["type"] == "stream.done":
+        return f"{trace.state} ({terminal['finish_reason']})"
+    return f"{trace.state} ({terminal['error']['category']})"
+
+
+class FlowRequest:
+    """The request as received from the app (the credentials included, never written)."""
+
+    __slots__ = ("body", "headers", "method", "path", "query", "upstream")
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        query: str,
+        headers: Iterable[tuple[str, str]],
+        body: bytes,
+        upstream: str,
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = list(headers)
+        self.body = body
+        self.upstream = upstream
+
+
+class Flow:
+    """One exchange through the proxy (see the module docstring)."""
+
+    def __init__(
+        self,
+        number: int,
+        request: FlowRequest,
+        route: Route,
+        model: str | None,
+        *,
+        secrets_seen: Iterable[str],
+        directory: Path | None,
+    ) -> None:
+        self.number = number
+        self.method = request.method
+        #: The path only: a query may carry a key.
+        self.path = request.path
+        self.provider = route.provider
+        self.model = model
+        self.directory = directory
+        self.scrubber = SecretScrubber(secrets_seen)
+        self.started_at = datetime.now(UTC)
+        self.status: int | None = None
+        #: Body bytes forwarded to the app.
+        self.bytes = 0
+        self.duration: float | None = None
+        self.state = WAITING
+        self.capture: Path | None = None
+        #: Why recording stopped early (an unwritable directory, a full disk), if it did.
+        self.problem: str | None = None
+        self.trace: Trace | None = None
+        self.normalizer: Normalizer | None = None
+        self.description = f"proxy · #{number} · {request.method} {self.path}"
+        headers = {k.lower(): v for k, v in request.headers}
+        self.exchange: dict[str, Any] = {
+            "request": _scrub_json(
+                {
+                    "method": request.method,
+                    "url": redact_url(request.upstream),
+                    "headers": redact_headers(headers),
+                    "body": _body_for_header(request.body),
+                },
+                self.scrubber,
+            ),
+            "response": None,
+            "timings": {},
+        }
+        self.ended = asyncio.Event()
+        #: Set by the proxy: stops this exchange (the app's connection is aborted).
+        self.on_cancel: Callable[[], object] | None = None
+        #: Whether :meth:`cancel` stopped it.
+        self.cancelled = False
+        self._listeners: list[Notify] = []
+        self._t0 = time.perf_counter()
+        self._writer: CaptureWriter | None = None
+        self._error_bytes = 0
+        self._checked_events = 0
+
+    # -- what views use --------------------------------------------------------
+
+    @property
+    def live(self) -> bool:
+        """Whether the exchange is still going on."""
+        return not self.ended.is_set()
+
+    @property
+    def recording(self) -> bool:
+        """Whether the exchange is being recorded (it has a live trace)."""
+        return self.normalizer is not None
+
+    def watch(self, listener: Notify) -> Callable[[], None]:
+        """Call ``listener`` after every change; returns the function that stops it."""
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return stop
+
+    async def run(self, notify: Notify) -> None:
+        """The :class:`~inspector.feed.Feed` protocol: notify until the exchange ends."""
+        stop = self.watch(notify)
+        try:
+            notify()
+            await self.ended.wait()
+        finally:
+            stop()
+
+    def cancel(self) -> None:
+        """Stop the exchange: the app's connection is aborted, the capture says ``cancelled``."""
+        if self.live and self.on_cancel is not None:
+            self.cancelled = True
+            self.on_cancel()
+
+    def now(self) -> float:
+        """Seconds since the request was sent upstream (the capture's clock)."""
+        return time.perf_counter() - self._t0
+
+    # -- what the proxy calls --------------------------------------------------
+
+    def start(self) -> None:
+        """The request is about to go upstream: t = 0."""
+        self._t0 = time.perf_counter()
+
+    def response(self, status: int, http_version: str, headers: Mapping[str, str]) -> None:
+        """The upstream's status and headers arrived (``headers`` lower-case)."""
+        self.status = status
+        self._timing("headers")
+        self.exchange["response"] = _scrub_json(
+            {"status": status, "http_version": http_version, "headers": redact_headers(headers)},
+            self.scrubber,
+        )
+        if self.provider is not None and (status >= 400 or is_event_stream(headers)):
+            self._open()
+            self.state = STREAMING
+        else:
+            self.state = PASSED
+        self._notify()
+
+    def chunk(self, time_: float, data: bytes) -> None:
+        """One piece of the body, already forwarded to the app."""
+        self.bytes += len(data)
+        self._timing("first_byte", time_)
+        self.exchange["timings"]["last_byte"] = round(time_, 6)
+        if self.normalizer is not None:
+            self._record(time_, self.scrubber.feed(data))
+        self._notify()
+
+    def finish(self, end: TransportEnd) -> None:
+        """The exchange ended as ``end`` says; settle the trace and close the capture."""
+        if not self.live:
+            return
+        self.duration = end.time if end.time is not None else self.now()
+        end = TransportEnd(end.reason, end.time, self._scrubbed(end.error))
+        if self.normalizer is None and self.status is None and self.provider is not None:
+            self._open()  # no response at all: the capture still says what happened
+        normalizer = self.normalizer
+        if normalizer is not None:
+            self._record(self.duration, self.scrubber.flush())
+            if self.status is not None and self.status >= 400 and not normalizer.finished:
+                normalizer.fail_http(self.status)
+            if normalizer.finished:
+                normalizer.trace.transport_end = end
+            else:
+                normalizer.finish(end)
+            self._first_content()
+            self.state = _outcome(normalizer.trace)
+            self._close(end)
+        elif self.status is None:
+            self.state = f"interrupted ({end.reason})"
+        self.normalizer = None
+        self.trace = None
+        self.ended.set()
+        self._notify()
+
+    # -- recording ---------------------------------------------------------------
+
+    def _header(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "endpoint": self.path,
+            "model": self.model,
+            "recorded_at": self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "request": self.exchange["request"],
+            "response": self.exchange["response"],
+            "timings": self.exchange["timings"],
+        }
+
+    def _open(self) -> None:
+        assert self.provider is not None
+        self.normalizer = Normalizer(
+            self.provider,
+            "st_" + secrets.token_hex(8),
+            source=self.description,
+            header=self._header(),
+        )
+        self.trace = self.normalizer.trace
+        if self.directory is None:
+            return
+        name = capture_name(self.number, self.provider, self.model, self.started_at)
+        try:
+            self.capture = create_capture_file(self.directory, name)
+            self._writer = CaptureWriter(self.capture, self._header())
+        except OSError as exc:
+            self._stop_recording(f"cannot write a capture in {self.directory}: {exc}")
+            return
+        self.trace.source = str(self.capture)
+
+    def _record(self, time_: float, data: bytes) -> None:
+        normalizer = self.normalizer
+        if not data or normalizer is None:
+            return
+        if self.status is not None and self.status >= 400:
+            if self._error_bytes >= MAX_ERROR_BODY:
+                return  # forwarded whole, recorded up to the bound
+            data = data[: MAX_ERROR_BODY - self._error_bytes]
+            self._error_bytes += len(data)
+            normalizer.receive_error_body(data, time_)
+        else:
+            normalizer.feed(data, time_)
+            self._first_content()
+        if self._writer is not None:
+            try:
+                self._writer.chunk(time_, data)
+            except OSError as exc:
+                self._stop_recording(f"writing {self.capture} failed: {exc}")
+
+    def _close(self, end: TransportEnd) -> None:
+        writer, self._writer = self._writer, None
+        if writer is None or self.capture is None:
+            return
+        try:
+            error = end.error
+            if self._error_bytes >= MAX_ERROR_BODY:
+                error = f"only the first {MAX_ERROR_BODY} bytes of the error body were recorded"
+            writer.end(end.reason, self.duration or 0.0, error)
+            rewrite_header(self.capture, self._header())
+        except (OSError, ValueError) as exc:
+            self._stop_recording(f"finishing {self.capture} failed: {exc}")
+
+    def _stop_recording(self, why: str) -> None:
+        self.problem = why
+        writer, self._writer = self._writer, None
+        if writer is not None and not writer.closed:
+            # The file may be unwritable now: close it without an end record
+            # (a reader then says the recording stopped early, which is true).
+            with contextlib.suppress(OSError):
+                writer._file.close()
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _first_content(self) -> None:
+        trace = self.trace
+        if trace is None or "first_content" in self.exchange["timings"]:
+            return
+        events = trace.events
+        for index in range(self._checked_events, len(events)):
+            if events[index]["type"] == "block.delta":
+                frame = trace.event_frame[index]
+                if frame >= 0:
+                    self._timing("first_content", trace.frames[frame].time)
+                break
+        self._checked_events = len(events)
+
+    def _timing(self, name: str, value: float | None = None) -> None:
+        timings = self.exchange["timings"]
+        if name not in timings:
+            timings[name] = round(self.now() if value is None else value, 6)
+
+    def _scrubbed(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        return self.scrubber.scrub_text(text)
+
+    def _notify(self) -> None:
+        for listener in tuple(self._listeners):
+            listener()

@@ -1,0 +1,149 @@
+"""Running the proxy with uvicorn: in the current event loop, or a background thread.
+
+The listening socket is bound here, before uvicorn starts, so port 0 gives a
+free port whose number is known at once. uvicorn's access log, ``Server``
+and ``Date`` headers are off: requests are logged by the proxy without
+their query (a Gemini key may be there), and the upstream's own ``Server``
+and ``Date`` reach the app unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import uvicorn
+
+from ..live.secrets import is_loopback_url
+from .app import ProxySettings, create_app
+from .connections import ClientConnections, registering_protocol
+from .log import FlowLog
+
+__all__ = ["ProxyServer", "upstream_client"]
+
+_STOP_WAIT: Final = 10.0
+#: Streams still open when the proxy stops get this long to finish.
+_GRACEFUL: Final = 2
+
+
+def upstream_client(settings: ProxySettings) -> httpx.AsyncClient:
+    """The one client every request goes upstream on.
+
+    HTTP/2 where the upstream offers it; a connect timeout but no read
+    timeout (the app decides how long it waits for a silent model, and when
+    it gives up the proxy closes the upstream request); no default headers,
+    so the upstream sees the app's own ``User-Agent``; no redirects followed
+    (the app sees them). Proxy settings from the environment are used except
+    for a loopback upstream.
+    """
+    loopback = settings.upstream is not None and is_loopback_url(settings.upstream)
+    client = httpx.AsyncClient(
+        http2=True,
+        timeout=httpx.Timeout(settings.connect_timeout, read=None, pool=None),
+        limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
+        trust_env=not loopback,
+        follow_redirects=False,
+    )
+    for name in list(client.headers):
+        del client.headers[name]
+    return client
+
+
+class _QuietServer(uvicorn.Server):
+    """uvicorn without its signal handlers (the TUI, a test thread: the host owns signals)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, reuse_port=False)
+
+
+class ProxyServer:
+    """The recording proxy on one socket; ``url`` is where it listens."""
+
+    def __init__(
+        self,
+        log: FlowLog,
+        settings: ProxySettings,
+        *,
+        port: int = 0,
+        handle_signals: bool = False,
+    ) -> None:
+        """Bind ``settings.listen_host:port``; raises OSError when that is impossible."""
+        self.log = log
+        self.settings = settings
+        self.connections = ClientConnections()
+        self.client = upstream_client(settings)
+        self.app = create_app(log, self.client, settings, self.connections)
+        self.socket = _bind(settings.listen_host, port)
+        bound_host, bound_port = self.socket.getsockname()[:2]
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        self.url = f"http://{shown}:{bound_port}"
+        self.port: int = bound_port
+        config = uvicorn.Config(
+            self.app,
+            http=registering_protocol(self.connections),
+            ws="none",
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            server_header=False,
+            date_header=False,
+            timeout_graceful_shutdown=_GRACEFUL,
+        )
+        server_class = uvicorn.Server if handle_signals else _QuietServer
+        self.server = server_class(config)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def directory(self) -> Path | None:
+        """Where captures go."""
+        return self.log.directory
+
+    async def serve(self) -> None:
+        """Serve in the running event loop until :meth:`shutdown` (or a signal, when handled)."""
+        try:
+            await self.server.serve(sockets=[self.socket])
+        finally:
+            await self.client.aclose()
+
+    def shutdown(self) -> None:
+        """Ask :meth:`serve` to return (streams still open get a moment to finish)."""
+        self.server.should_exit = True
+
+    def start(self) -> ProxyServer:
+        """Serve in a background thread with its own event loop; returns once listening."""
+        import asyncio
+
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self.serve()), name="inspector-proxy", daemon=True
+        )
+        self._thread.start()
+        pause = threading.Event()
+        while not self.server.started and self._thread.is_alive():
+            pause.wait(0.005)
+        if not self.server.started:
+            raise RuntimeError("the proxy did not start")
+        return self
+
+    def stop(self) -> None:
+        """Stop the background server and wait for it."""
+        self.shutdown()
+        if self._thread is not None:
+            self._thread.join(_STOP_WAIT)
+        self.socket.close()
+
+    def __enter__(self) -> ProxyServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
