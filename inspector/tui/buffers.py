@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 
 import orjson
 
-__all__ = ["BlockInfo", "PrefixText"]
+__all__ = ["PRETTY_LIMIT", "BlockInfo", "PrefixText"]
+
+#: Tool arguments longer than this (characters) are shown raw, not pretty-printed.
+PRETTY_LIMIT = 64 * 1024
 
 
 class PrefixText:
@@ -80,6 +83,7 @@ class BlockInfo:
     signature: PrefixText = field(default_factory=PrefixText)
     citations: array[int] = field(default_factory=lambda: array("q"))
     parsed: tuple[bool, str | None] | None = None  # (valid, error) once closed
+    pretty: str | None = None  # the arguments pretty-printed, once valid
 
     def state_at(self, k: int) -> str:
         """``new`` / ``open`` / ``closed`` as of ``k`` events."""
@@ -110,3 +114,19 @@ class BlockInfo:
                 except orjson.JSONDecodeError as exc:
                     self.parsed = (False, str(exc))
         return self.parsed
+
+    def pretty_arguments(self, limit: int = PRETTY_LIMIT) -> str | None:
+        """The whole content pretty-printed (2-space JSON), when it is valid JSON.
+
+        None while the content does not parse or is empty, and when either
+        the content or the pretty text is longer than ``limit`` characters
+        (the raw text is shown then). Computed once: a closed block never
+        changes.
+        """
+        if self.pretty is None:
+            raw, _ = self.text.text_at(1 << 62)
+            if not raw.strip() or len(raw) > PRETTY_LIMIT or not self.arguments_check()[0]:
+                return None
+            value = orjson.loads(raw)
+            self.pretty = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        return self.pretty if len(self.pretty) <= limit else None

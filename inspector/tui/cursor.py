@@ -6,6 +6,11 @@ Within the events that exist at that position one event is *selected* —
 by default the newest, so stepping frame by frame always shows what the
 last frame produced. Choosing an event moves the position to its frame.
 
+Every pane shows the stream *as of the selected event* (:attr:`Cursor.k`):
+one frame may produce several events (a Gemini frame can carry a whole
+response), and ``]`` / ``[`` stop at each of them, so the blocks and states
+shown are those after exactly that event, not after the whole frame.
+
 Nothing here imports Textual: the screen calls these methods and repaints.
 """
 
@@ -53,7 +58,12 @@ class Cursor:
 
     @property
     def k(self) -> int:
-        """How many events exist at the cursor."""
+        """How many events exist as of the selected event (what every pane shows)."""
+        return self.event + 1 if self.event is not None else self.frame_k
+
+    @property
+    def frame_k(self) -> int:
+        """How many events exist once the cursor's frame was processed (``k`` or more)."""
         return self.index.events_at(self.position)
 
     @property
@@ -106,7 +116,7 @@ class Cursor:
     def step_event(self, delta: int) -> bool:
         """Select the next (``delta > 0``) or previous normalized event."""
         if delta > 0:
-            target = self.event + 1 if self.event is not None else self.k
+            target = self.event + 1 if self.event is not None else self.frame_k
             return self.select_event(target) if target < self.index.n_events else False
         if self.event is None:
             return False

@@ -18,7 +18,16 @@ position fixes ``k``, the number of events that exist by then
   taken every :data:`CHECKPOINT_EVERY` events, plus the few block
   transitions between that checkpoint and ``k`` (:mod:`.timeline`);
 * errors, violations and ignored frames are sorted by where they happen, so
-  "the next one after the cursor" is a bisect too (:mod:`.problems`).
+  "the next one after the cursor" is a bisect too (:mod:`.problems`);
+  :attr:`TraceIndex.frame_marks` says which frames carry an error, a
+  violation or a refusal, for the Frames pane's marks.
+
+A raw SSE body (``.sse``, ``curl -N`` output) has no timing: it has no
+capture header and every frame sits at time 0. :attr:`TraceIndex.timed` is
+False then (it turns True as soon as a frame has a time), and every time the
+index hands out (:meth:`~TraceIndex.frame_time`, :meth:`~TraceIndex.frame_gap`,
+:meth:`~TraceIndex.time_to_first_content`, :attr:`~TraceIndex.max_gap_or_none`)
+is ``None``, shown as ``—``, never as a fake ``0 ms``.
 
 So stepping costs the same on a 100-frame capture as on a 100,000-frame
 one, and stepping back never replays anything. :meth:`TraceIndex.sync` reads
@@ -44,6 +53,12 @@ __all__ = ["CHECKPOINT_EVERY", "LONG_GAP", "BlockInfo", "TraceIndex", "Violation
 #: Gaps between frames from this long (seconds) are called out in the Frames pane.
 LONG_GAP: Final = 0.25
 
+#: What a frame can be marked for, strongest first (one mark per frame).
+MARK_ORDER: Final = ("error", "violation", "refusal")
+
+#: Block kinds and finish reasons that make a frame a refusal.
+_REFUSAL_REASONS: Final = frozenset({"refusal", "content_filter"})
+
 
 class TraceIndex:
     """Incremental indexes over one trace; see the module docstring."""
@@ -68,6 +83,10 @@ class TraceIndex:
         self.max_gap_frame: int | None = None
         self.any_frame_id = False
         self.output_checked = False
+        #: Frames that carry an ``error``, a ``violation`` or a ``refusal`` (see MARK_ORDER).
+        self.frame_marks: dict[int, str] = {}
+        #: False for a raw SSE body (no header, every frame at 0): no time is shown.
+        self.timed = trace.header is not None
         self._labels: dict[int, str] = {}
         self.sync()
 
@@ -98,6 +117,9 @@ class TraceIndex:
         previous = time_of(self.n_frames - 1) if self.n_frames else None
         for i in range(self.n_frames, total):
             time = time_of(i)
+            if time and not self.timed:
+                self.timed = True
+                self.version += 1  # rows drawn with "—" must be drawn again
             if previous is not None and time - previous > self.max_gap:
                 self.max_gap = time - previous
                 self.max_gap_frame = i
@@ -125,6 +147,10 @@ class TraceIndex:
                     block.stopped = True
             elif kind == "stream.error":
                 self.problems.add_error(i)
+                self._mark(trace.frame_of_event(i), "error")
+            elif kind == "stream.done":
+                if events[i].get("finish_reason") in _REFUSAL_REASONS:
+                    self._mark(trace.frame_of_event(i), "refusal")
             elif kind == "stream.heartbeat":
                 frame = trace.frame_of_event(i)
                 if frame >= 0:
@@ -147,6 +173,8 @@ class TraceIndex:
             start_event=i,
         )
         self.blocks[index].events.append(i)
+        if self.blocks[index].kind == "refusal":
+            self._mark(self.trace.frame_of_event(i), "refusal")
         self._block_by_id[block_id] = index
         self.block_order.append(index)
         self.block_starts.append(i)
@@ -167,6 +195,15 @@ class TraceIndex:
             block.text.add(i, text)
             if self.first_content_event is None:
                 self.first_content_event = i
+
+    def _mark(self, frame: int, why: str) -> None:
+        # The strongest reason wins; frames are only ever marked, never unmarked.
+        if frame < 0:
+            return
+        current = self.frame_marks.get(frame)
+        if current is None or MARK_ORDER.index(why) < MARK_ORDER.index(current):
+            self.frame_marks[frame] = why
+            self.version += 1
 
     def _block_of(self, event: dict[str, Any]) -> BlockInfo | None:
         ref = event.get("block") or {}
@@ -192,6 +229,7 @@ class TraceIndex:
             self.problems.add_violation(
                 ViolationInfo(v.rule, v.message, v.frame, v.event, v.source)
             )
+            self._mark(v.frame, "violation")
         if total != self._n_violations:
             self.version += 1
         self._n_violations = total
@@ -216,6 +254,7 @@ class TraceIndex:
         self.output_checked = True
         for info in found:
             self.problems.add_violation(info)
+            self._mark(info.frame, "violation")
         self.version += 1
 
     def _sync_ignored(self, trace: Trace) -> None:
@@ -285,16 +324,25 @@ class TraceIndex:
             label = self._labels[frame] = frame_label(self.trace.frames[frame])
         return label
 
+    def frame_time(self, frame: int) -> float | None:
+        """Seconds from the request to the frame (None when the trace is untimed)."""
+        return self.trace.frames.time_of(frame) if self.timed else None
+
     def frame_gap(self, frame: int) -> float | None:
-        """Seconds since the previous frame (None for the first)."""
-        if frame <= 0:
+        """Seconds since the previous frame (None for the first, or untimed)."""
+        if frame <= 0 or not self.timed:
             return None
         time_of = self.trace.frames.time_of
         return time_of(frame) - time_of(frame - 1)
 
+    @property
+    def max_gap_or_none(self) -> float | None:
+        """The longest gap between two frames (None when untimed)."""
+        return self.max_gap if self.timed else None
+
     def time_to_first_content(self) -> float | None:
-        """Seconds until the frame that carried the first content delta."""
-        if self.first_content_event is None:
+        """Seconds until the frame that carried the first content delta (None: untimed)."""
+        if self.first_content_event is None or not self.timed:
             return None
         frame = self.trace.frame_of_event(self.first_content_event)
         return self.trace.frames.time_of(frame) if frame >= 0 else None

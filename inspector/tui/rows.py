@@ -7,17 +7,19 @@ tests can read a row without a terminal. Provider strings go through
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
 from rich.text import Text
 
 from ..core.trace import Transition
 from .index import LONG_GAP, TraceIndex
-from .textsafe import one_line, safe_text
+from .labels import LABEL_WIDTH, short_label
+from .previews import frame_preview
+from .textsafe import one_line, plain_value, quoted, safe_text
 
 __all__ = [
     "EVENT_STYLES",
+    "FRAME_MARKS",
     "STATE_STYLES",
     "event_row",
     "event_summary",
@@ -53,7 +55,12 @@ EVENT_STYLES: Final[dict[str, str]] = {
     "stream.warning": "yellow",
 }
 
-_TYPE_PREFIX: Final = re.compile(r'\{\s*"type"\s*:\s*"([^"\\]*)"\s*,?\s*')
+#: How a frame that carries a problem is marked in the Frames pane (symbol, style).
+FRAME_MARKS: Final[dict[str, tuple[str, str]]] = {
+    "error": ("✗", "bold red"),
+    "violation": ("!", "bold red"),
+    "refusal": ("⚑", "bold magenta"),
+}
 _SHORT_TYPES: Final = {"stream.heartbeat": "heartbeat", "stream.warning": "warning"}
 _KIND_ABBREV: Final = {
     "text": "text",
@@ -77,8 +84,10 @@ def short_type(event_type: str) -> str:
     return _SHORT_TYPES.get(event_type, event_type)
 
 
-def time_label(seconds: float) -> str:
-    """Milliseconds below 100 s, else seconds: always at most 6 characters."""
+def time_label(seconds: float | None) -> str:
+    """Milliseconds below 100 s, else seconds: at most 6 characters; ``—`` when unknown."""
+    if seconds is None:
+        return "—"
     ms = seconds * 1000
     return f"{ms:.0f}" if ms < 100_000 else f"{seconds:.0f}s"
 
@@ -100,26 +109,44 @@ def frame_columns(index: TraceIndex) -> tuple[int, bool]:
 def frame_header(index: TraceIndex) -> Text:
     """The column titles above the frame rows."""
     width, with_id = frame_columns(index)
-    head = f"  {'#':>{width}} {'+ms':>6} {'gap':>5} {'event':<16} "
+    head = f"  {'#':>{width}} {'+ms':>6} {'gap':>5} {'event':<{LABEL_WIDTH}} "
     if with_id:
         head += f"{'id':<6} "
     return Text(head + f"{'bytes':>5} data", "bold")
 
 
+def _frame_marker(index: TraceIndex, frame: int, quiet: bool) -> Text:
+    # One column: a problem outranks "ignored", which outranks "quiet".
+    mark = index.frame_marks.get(frame)
+    if mark is not None:
+        symbol, style = FRAME_MARKS[mark]
+        return Text(symbol, style, end="")
+    if frame in index.problems.ignored:
+        return Text("⊘", "bold yellow", end="")
+    return Text("·" if quiet else " ", end="")
+
+
 def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
-    """One frame: markers, index, time, gap, event name, id, size, data preview."""
+    """One frame: markers, index, time, gap, event name, id, size, what it carries.
+
+    The marker column shows ``✗`` (the frame produced a ``stream.error``),
+    ``!`` (a violation), ``⚑`` (a refusal), ``⊘`` (ignored) or ``·`` (a
+    comment or ping). The event name is abbreviated per provider
+    (:func:`.labels.short_label`), and the preview shows the field that
+    matters (:func:`.previews.frame_preview`).
+    """
     trace = index.trace
     f = trace.frames[frame]
     width, with_id = frame_columns(index)
     ignored = index.problems.ignored.get(frame)
+    mark = index.frame_marks.get(frame)
     quiet = f.comment is not None or frame in index.heartbeat_frames
     text = Text(no_wrap=True, end="", style="dim" if quiet else "")
     text.append("●" if breakpoint else " ", "bold red")
-    if ignored is not None:
-        text.append("⊘", "bold yellow")
-    else:
-        text.append("·" if quiet else " ")
-    text.append(f"{frame:>{width}} {time_label(f.time):>6} ")
+    text.append_text(_frame_marker(index, frame, quiet))
+    text.append(f"{frame:>{width}} ")
+    when = index.frame_time(frame)
+    text.append(f"{time_label(when):>6} ", "dim" if when is None else "")
     gap = index.frame_gap(frame)
     if gap is None:
         text.append(f"{'—':>5} ", "dim")
@@ -127,10 +154,15 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
         style = "bold red" if gap >= 1.0 else "bold yellow" if gap >= LONG_GAP else "dim"
         text.append(f"{time_label(gap):>5}", style)
         text.append(" ")
-    label = index.frame_label(frame)
-    label_style = "yellow italic" if ignored is not None else "bold" if not quiet else ""
-    label_text = one_line(label, 15, label_style)
-    label_text.truncate(16, overflow="ellipsis", pad=True)
+    label = short_label(trace.provider, index.frame_label(frame))
+    if mark is not None:
+        label_style = FRAME_MARKS[mark][1]
+    elif ignored is not None:
+        label_style = "yellow italic"
+    else:
+        label_style = "bold" if not quiet else ""
+    label_text = safe_text(label, label_style)
+    label_text.truncate(LABEL_WIDTH, overflow="ellipsis", pad=True)
     text.append_text(label_text)
     text.append(" ")
     if with_id:
@@ -142,65 +174,79 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
     if f.comment is not None:
         text.append_text(one_line(": " + f.comment, 300))
     else:
-        text.append_text(one_line(_without_type(f.data, label), 300))
+        text.append_text(frame_preview(trace.provider, index.frame_label(frame), f.data))
     return text
 
 
-def _without_type(data: str, label: str) -> str:
-    # The event column already says the JSON "type": the preview starts after it.
-    match = _TYPE_PREFIX.match(data)
-    if match is None or match.group(1) != label:
-        return data
-    return "{…" + data[match.end() :]
+def _value(value: object, limit: int, style: str = "") -> Text:
+    # Provider values in JSON notation (null, not None), escaped, cut at ``limit``.
+    return one_line(plain_value(value), limit, style)
 
 
-def _quote(value: str, limit: int = 120) -> Text:
-    text = Text('"', "dim", end="")
-    text.append_text(one_line(value, limit, "green"))
-    text.append('"', "dim")
-    return text
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def event_summary(event: dict[str, Any]) -> Text:
-    """The short description of an event shown after its type."""
+    """The short description of an event shown after its type.
+
+    Provider values appear in JSON notation (``null``, ``"text"`` quoted with
+    escapes), never as Python reprs; whitespace-only text says so.
+    """
     kind = event.get("type")
     text = Text(end="")
+    block = _dict(event.get("block"))
     if kind == "stream.start":
-        text.append_text(one_line(str(event.get("provider", "")), 40))
+        text.append_text(_value(event.get("provider", ""), 40))
         if event.get("model"):
             text.append(" · ", "dim")
-            text.append_text(one_line(str(event["model"]), 60))
+            text.append_text(_value(event["model"], 60))
     elif kind == "block.start":
-        if event.get("block", {}).get("kind") == "tool_call":
-            text.append_text(one_line(str(event.get("name")), 40, "bold"))
+        if block.get("kind") == "tool_call":
+            text.append_text(_value(event.get("name"), 40, "bold"))
             text.append(" · ", "dim")
-            text.append_text(one_line(str(event.get("call_id")), 40))
+            if event.get("call_id") is None:
+                text.append("no call id", "dim italic")
+            else:
+                text.append_text(_value(event["call_id"], 40))
         elif event.get("visibility") == "internal":
             text.append("internal", "magenta")
-        elif event.get("provider_type") != event.get("block", {}).get("kind"):
-            text.append_text(one_line(str(event.get("provider_type", "")), 40, "dim"))
+        if event.get("provider_type") not in (None, block.get("kind")):
+            if text:
+                text.append(" · ", "dim")
+            text.append_text(_value(event["provider_type"], 40, "dim"))
     elif kind == "block.delta":
-        delta = event.get("delta") or {}
+        delta = _dict(event.get("delta"))
         if delta.get("kind") == "citation":
+            citation = _dict(delta.get("citation"))
             text.append("citation ", "dim")
-            text.append_text(one_line(str(delta.get("citation")), 100))
+            title = citation.get("title") or citation.get("url") or citation.get("type")
+            text.append_text(_value(title if title is not None else delta.get("citation"), 100))
         elif delta.get("kind") == "signature":
-            text.append_text(one_line(str(delta.get("text", "")), 24, "magenta"))
+            signature = plain_value(delta.get("text", ""))
+            text.append_text(one_line(signature, 24, "magenta"))
+            text.append(f" ({len(signature):,} chars)", "dim")
         else:
-            text.append_text(_quote(str(delta.get("text", ""))))
+            text.append_text(quoted(plain_value(delta.get("text", ""))))
     elif kind == "stream.done":
-        text.append(f"{event.get('finish_reason')}", "green")
-        usage = event.get("usage") or {}
-        if isinstance(usage, dict) and usage.get("output_tokens") is not None:
-            text.append(f" · in {usage.get('input_tokens')} out {usage['output_tokens']}", "dim")
+        text.append_text(_value(event.get("finish_reason"), 30, "green"))
+        usage = _dict(event.get("usage"))
+        if usage.get("output_tokens") is not None:
+            counts = f" · in {plain_value(usage.get('input_tokens'))}"
+            text.append(counts + f" out {plain_value(usage['output_tokens'])}", "dim")
     elif kind == "stream.error":
-        error = event.get("error") or {}
-        text.append(f"{event.get('status')} · {error.get('category')} ", "red")
-        text.append_text(one_line(str(error.get("message", "")), 160))
+        error = _dict(event.get("error"))
+        text.append_text(_value(event.get("status"), 20, "red"))
+        text.append(" · ", "dim")
+        text.append_text(_value(error.get("category"), 30, "red"))
+        text.append(" ")
+        text.append_text(_value(error.get("message", ""), 160))
     elif kind == "stream.heartbeat":
-        text.append(str(event.get("source", "")))
+        text.append_text(_value(event.get("source", ""), 40))
     elif kind == "stream.warning":
-        text.append_text(one_line(f"{event.get('code')}: {event.get('message')}", 160))
+        text.append_text(_value(event.get("code"), 40, "yellow"))
+        text.append(": ", "dim")
+        text.append_text(_value(event.get("message"), 160))
     return text
 
 
@@ -212,14 +258,14 @@ def event_row(index: TraceIndex, event: int, rules: list[int], breakpoint: bool)
     failed = kind == "stream.error" or bool(rules)
     text = Text(no_wrap=True, end="", style="red" if failed else "")
     text.append("●" if breakpoint else " ", "bold red")
-    text.append(f"{e.get('seq', event + 1)!s:>{width}} ")
+    text.append(f"{plain_value(e.get('seq', event + 1)):>{width}} ")
     block = e.get("block")
     if isinstance(block, dict):
         text.append(f"{short_type(kind):<11}", EVENT_STYLES.get(kind, ""))
-        text.append(f" {block.get('index', ''):>2} ")
+        text.append(f" {plain_value(block.get('index', '')):>2} ")
         delta = e.get("delta")
-        sub = delta.get("kind") if isinstance(delta, dict) else block.get("kind")
-        text.append(f"{_KIND_ABBREV.get(str(sub), str(sub)[:4]):<5}", "dim")
+        sub = plain_value(delta.get("kind") if isinstance(delta, dict) else block.get("kind"))
+        text.append(f"{_KIND_ABBREV.get(sub, sub[:4]):<5}", "dim")
     else:
         # Stream events have no block: their summary starts right after the type.
         text.append(f"{short_type(kind)} ", EVENT_STYLES.get(kind, ""))

@@ -31,6 +31,8 @@ __all__ = [
     "escape_plain",
     "json_text",
     "one_line",
+    "plain_value",
+    "quoted",
     "safe_text",
 ]
 
@@ -67,6 +69,35 @@ def one_line(value: str, limit: int = 400, style: str | Style = "") -> Text:
         text.append("…", "dim")
         return text
     return safe_text(value, style)
+
+
+def plain_value(value: object) -> str:
+    """A provider value as JSON writes it: strings as they are, else ``null``, ``true``, ``[…]``.
+
+    Never Python's ``repr`` (``None``, ``{'type': …}``): the panes show the
+    provider's data in the provider's notation.
+    """
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return escape_controls(repr(value))  # not JSON data at all: say what it is
+
+
+def quoted(value: str, style: str | Style = "green", limit: int = 120) -> Text:
+    """``value`` JSON-quoted, escapes shown (``"a\\nb"``), cut at ``limit``.
+
+    A string of only whitespace says so (``"  " (whitespace)``): quotes make it
+    visible, the note makes it impossible to misread as nothing.
+    """
+    cut = value[:limit]
+    text = one_line(orjson.dumps(cut).decode(), limit * 6 + 2, style)
+    if len(value) > limit:
+        text.append("…", "dim")
+    if value and not value.strip():
+        text.append(" (whitespace)", "dim italic")
+    return text
 
 
 def json_text(data: str, limit: int = 64 * 1024) -> tuple[Text, bool]:

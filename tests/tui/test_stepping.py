@@ -35,11 +35,12 @@ async def test_the_capture_opens_on_the_first_frame_with_four_titled_panes() -> 
         assert titles == ["Frames", "Events", "Blocks", "State"]
         view = panes(screen)
         assert "anthropic" in view.status and "claude-haiku-4-5-20251001" in view.status
-        assert "anthropic/tool-use-json-fragments.sse" in view.status
+        assert "tool-use-json-fragments.sse" in view.status
         assert "● open" in view.status and "frame 0/9 · event 1/7" in view.status
         assert len(view.frames) == 10 and view.frames[-1].startswith("  ■ end of bytes · eof")
         assert view.frame_cursor == 0
-        assert "message_start" in view.frames[0]
+        # A raw .sse body has no timing: "—", never a fake 0 ms.
+        assert view.frames[0].split()[:5] == ["0", "—", "—", "msg.start", "439"]
         assert view.frame_detail.startswith("frame 0 · message_start")
         assert '"type": "message_start"' in view.frame_detail
         assert view.events == ["   1 stream.start anthropic · claude-haiku-4-5-20251001"]
@@ -65,7 +66,8 @@ async def test_stepping_forward_fills_the_tool_arguments_fragment_by_fragment() 
         view = panes(app.screen)
         assert view.blocks[0].splitlines()[2] == ARGS
         assert "partial" in view.blocks[0].splitlines()[0]
-        assert view.events[-1].endswith('json "' + ARGS + '"')
+        # Delta text is JSON-quoted: quotes inside it are escaped, never ambiguous.
+        assert view.events[-1].endswith("json " + orjson.dumps(ARGS).decode())
         assert view.frame_detail.startswith("frame 4 · content_block_delta")
         await pilot.press("right")
         view = panes(app.screen)
@@ -190,7 +192,10 @@ async def test_an_http_error_before_any_stream_opens_on_the_end_row(tmp_path: Pa
         await pilot.pause()
         view = panes(app.screen)
         assert "● failed" in view.status and "end/0 · event 2/2" in view.status
-        assert view.frames == ["  ■ end of bytes · eof at 200 ms"]
+        assert view.frames == [
+            "  ■ end of bytes · eof at 200 ms · HTTP 429 · body "
+            '{"error":{"type":"rate_limit_exceeded","message":"Slow down [now]"}}'
+        ]
         assert [row.split()[1] for row in view.events] == ["stream.start", "stream.error"]
         assert "rate_limited" in view.events[1] and "Slow down [now]" in view.events[1]
         await pilot.press("home")

@@ -23,7 +23,7 @@ from textual.message import Message
 from ..cursor import Cursor
 from ..index import BlockInfo, TraceIndex
 from ..rows import STATE_STYLES
-from ..textsafe import one_line, safe_text
+from ..textsafe import one_line, plain_value, safe_text
 from .textview import TextView
 
 __all__ = ["TAIL", "WINDOW", "BlockView", "BlocksPane", "block_text"]
@@ -32,6 +32,8 @@ __all__ = ["TAIL", "WINDOW", "BlockView", "BlocksPane", "block_text"]
 WINDOW: Final = 12
 #: Characters of a block's content shown (the newest ones).
 TAIL: Final = 1200
+#: Closed tool arguments up to this long are shown whole, pretty-printed.
+PRETTY_SHOWN: Final = TAIL
 
 _BADGES: Final = {
     "partial": "bold black on yellow",
@@ -70,24 +72,37 @@ def block_text(block: BlockInfo, k: int, chosen: bool) -> Text:
         _badge(text, "refusal")
     if block.kind == "tool_call":
         text.append("\n")
-        text.append_text(one_line(str(block.name), 60, "bold"))
+        if block.name is None:
+            text.append("no name", "dim italic")
+        else:
+            text.append_text(one_line(plain_value(block.name), 60, "bold"))
         text.append(" · ", "dim")
         if block.call_id is None:
             text.append("no call id", "dim italic")
         else:
-            text.append_text(one_line(block.call_id, 60))
+            text.append_text(one_line(plain_value(block.call_id), 60))
     elif block.provider_type and block.provider_type != block.kind:
         text.append("\n")
         text.append_text(one_line(block.provider_type, 60, "dim"))
     content, omitted = block.text.text_at(k, TAIL)
     text.append("\n")
-    if omitted:
-        text.append(f"… {omitted:,} earlier characters\n", "dim italic")
-    if block.kind in ("tool_call", "opaque"):
+    pretty = None
+    if block.kind == "tool_call" and state == "closed" and not block.aborted_at(k):
+        # Complete, valid arguments read best pretty-printed (when short enough to show whole).
+        pretty = block.pretty_arguments(PRETTY_SHOWN)
+    if pretty is not None:
+        body = safe_text(pretty, multiline=True)
+        _JSON.highlight(body)
+        text.append_text(body)
+    elif block.kind in ("tool_call", "opaque"):
+        if omitted:
+            text.append(f"… {omitted:,} earlier characters\n", "dim italic")
         body = safe_text(content, multiline=True)
         _JSON.highlight(body)
         text.append_text(body)
     else:
+        if omitted:
+            text.append(f"… {omitted:,} earlier characters\n", "dim italic")
         style = "italic" if block.kind == "reasoning" else "red" if block.kind == "refusal" else ""
         text.append_text(safe_text(content, style, multiline=True))
     if not content and not omitted:

@@ -1,22 +1,111 @@
-"""The Events pane: the normalized contract events that exist at the cursor."""
+"""The Events pane: the normalized contract events that exist at the cursor.
+
+Below the list, the selected event in full (:func:`event_detail`): where it
+came from (frame, the provider's own event name), what is wrong with it
+(``stream.error`` fields one per line, violations), and its JSON.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any, Final
 
+import orjson
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from ..cursor import Cursor
 from ..index import BlockInfo, TraceIndex
-from ..rows import event_row
-from ..textsafe import one_line
+from ..labels import short_label
+from ..rows import EVENT_STYLES, event_row
+from ..textsafe import json_text, one_line, plain_value, quoted, safe_text
 from .lines import LineList
 from .textview import TextView
 
-__all__ = ["EventsList", "EventsPane"]
+__all__ = ["EventDetail", "EventsList", "EventsPane", "event_detail"]
+
+#: The fields of a ``stream.error`` listed one per line: (label, where to read it).
+_ERROR_FIELDS: Final = (
+    ("status", ("status",)),
+    ("category", ("error", "category")),
+    ("retryable", ("error", "retryable")),
+    ("code", ("error", "provider_code")),
+)
+#: Characters of an event shown as JSON (a delta may carry a whole document).
+DETAIL_LIMIT: Final = 32 * 1024
+
+
+def _field(event: dict[str, Any], path: tuple[str, ...]) -> object:
+    value: object = event
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _error_lines(text: Text, event: dict[str, Any]) -> None:
+    for label, path in _ERROR_FIELDS:
+        text.append(f"\n{label:<10}", "bold")
+        text.append_text(one_line(plain_value(_field(event, path)), 200, "red"))
+    text.append(f"\n{'message':<10}", "bold")
+    # The whole message, its own line breaks kept (escaped otherwise).
+    text.append_text(safe_text(plain_value(_field(event, ("error", "message"))), multiline=True))
+
+
+def _arguments(text: Text, block: BlockInfo) -> None:
+    valid, problem = block.arguments_check()
+    if not valid:
+        text.append("\narguments ", "bold")
+        text.append("invalid JSON: ", "bold red")
+        text.append_text(one_line(problem or "", 200, "red"))
+        return
+    pretty = block.pretty_arguments()
+    if pretty is not None:
+        text.append("\narguments ", "bold")
+        text.append("valid JSON\n", "green")
+        body, _ = json_text(pretty, DETAIL_LIMIT)
+        text.append_text(body)
+
+
+def event_detail(index: TraceIndex, event: int, rules: list[tuple[int, str, str]]) -> Text:
+    """Everything about one event: origin, problems, and its JSON (escaped)."""
+    trace = index.trace
+    e = trace.events[event]
+    kind = plain_value(e.get("type"))
+    text = Text(end="")
+    text.append(f"#{event + 1} ", "bold")
+    text.append_text(one_line(kind, 40, EVENT_STYLES.get(kind, "")))
+    frame = trace.frame_of_event(event)
+    if frame >= 0:
+        label = index.frame_label(frame)
+        text.append(f" · frame {frame} · provider ", "dim")
+        text.append_text(one_line(label, 60, "bold"))
+        short = short_label(trace.provider, label)
+        if short != label:
+            text.append(f" ({short})", "dim")
+    else:
+        text.append(" · no frame: the end of the bytes", "dim")
+    delta = e.get("delta")
+    if isinstance(delta, dict) and delta.get("kind") in ("text", "json_text"):
+        text.append(f"\n{plain_value(delta.get('kind')):<10}", "bold")
+        text.append_text(quoted(plain_value(delta.get("text", "")), limit=400))
+    if kind == "stream.error":
+        _error_lines(text, e)
+    for rule, source, message in rules:
+        text.append(f"\n✗ rule {rule} ({source}): ", "bold red")
+        text.append_text(one_line(message, 400, "red"))
+    block = index.block_of_event(event)
+    if kind == "block.stop" and block is not None and block.kind == "tool_call":
+        _arguments(text, block)
+    text.append("\n\n")
+    body, _ = json_text(orjson.dumps(e).decode(), DETAIL_LIMIT)
+    text.append_text(body)
+    return text
+
+
+class EventDetail(TextView):
+    """The selected event in full."""
 
 
 class EventsList(LineList):
@@ -27,17 +116,27 @@ class EventsList(LineList):
         self.index = index
         self.cursor = cursor
         self.marked: BlockInfo | None = None  # the block chosen in the Blocks pane
-        self._rules: dict[int, list[int]] = {}
+        self._selected: int | None = None
+        self._rules: dict[int, list[tuple[int, str, str]]] = {}
         self._rules_version = -1
 
-    def rules_of(self, event: int) -> list[int]:
-        """Rule numbers of the violations attached to ``event``."""
+    def violations_of(self, event: int) -> list[tuple[int, str, str]]:
+        """(rule, source, message) of the violations attached to ``event``."""
         if self._rules_version != self.index.version:
             self._rules = {}
             for v in self.index.problems.violations:
-                self._rules.setdefault(v.event, []).append(v.rule)
+                self._rules.setdefault(v.event, []).append((v.rule, v.source, v.message))
             self._rules_version = self.index.version
         return self._rules.get(event, [])
+
+    def rules_of(self, event: int) -> list[int]:
+        """Rule numbers of the violations attached to ``event``."""
+        return [rule for rule, _, _ in self.violations_of(event)]
+
+    def _later(self, row: int) -> bool:
+        # Events of the cursor's frame after the selected one: not applied yet.
+        event = self.cursor.event
+        return event is not None and row > event
 
     def _is_marked(self, row: int) -> bool:
         block = self.marked
@@ -53,6 +152,8 @@ class EventsList(LineList):
             self.cursor.breakpoints
         )
         text = event_row(self.index, row, self.rules_of(row), breakpoint)
+        if self._later(row):
+            text.stylize("dim")
         if self._is_marked(row):
             text = Text.assemble(("┃", "bold magenta"), text, end="")
         else:
@@ -66,6 +167,7 @@ class EventsList(LineList):
             self.index.version,
             ("event", event_type) in self.cursor.breakpoints,
             self._is_marked(row),
+            self._later(row),
         )
 
     def refresh_from(self, cursor: Cursor, marked: BlockInfo | None) -> None:
@@ -76,7 +178,17 @@ class EventsList(LineList):
             frozenset(cursor.breakpoints),
             None if marked is None else marked.index,
         )
-        self.show(cursor.k, cursor.event, look, extent=self.index.n_events)
+        # The frame's events after the selected one are listed, dimmed: repaint
+        # the rows whose dimness changed with the selection.
+        old, new = self._selected, cursor.event
+        self._selected = new
+        if old is None:
+            dirty = range(0) if new is None else range(new + 1, cursor.frame_k)
+        elif new is None:
+            dirty = range(old + 1, self.rows)
+        else:
+            dirty = range(min(old, new) + 1, max(old, new, cursor.frame_k - 1) + 1)
+        self.show(cursor.frame_k, cursor.event, look, extent=self.index.n_events, dirty=dirty)
 
 
 class EventsPane(Vertical):
@@ -87,17 +199,30 @@ class EventsPane(Vertical):
         self.index = index
         self.cursor = cursor
         self.border_title = "Events"
+        self._shown: tuple[int | None, int] | None = None
 
     def compose(self) -> ComposeResult:
         """Column header, list, and the provenance line of the selected event."""
         yield Static(Text("  seq type        blk kind summary", "bold"), classes="columns")
         yield EventsList(self.index, self.cursor, id="events-list")
         yield TextView(id="event-source", classes="heading")
+        with VerticalScroll(id="event-detail-scroll"):
+            yield EventDetail(id="event-detail")
 
     def refresh_from(self, cursor: Cursor, marked: BlockInfo | None) -> None:
-        """Update the list and say which frame, bytes and chunks the event came from."""
-        self.query_one(EventsList).refresh_from(cursor, marked)
+        """Update the list, the provenance line and the selected event in full."""
+        events = self.query_one(EventsList)
+        events.refresh_from(cursor, marked)
         self.query_one("#event-source", TextView).show(self._source_line(cursor, marked))
+        key = (cursor.event, self.index.version)
+        if key != self._shown:
+            self._shown = key
+            if cursor.event is None:
+                detail = Text("no event selected", "dim")
+            else:
+                detail = event_detail(self.index, cursor.event, events.violations_of(cursor.event))
+            self.query_one(EventDetail).show(detail)
+            self.query_one("#event-detail-scroll", VerticalScroll).scroll_home(animate=False)
 
     def _source_line(self, cursor: Cursor, marked: BlockInfo | None) -> Text:
         trace = self.index.trace

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
+import orjson
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 
 from ...core.trace import Trace
 from ..cursor import Cursor
+from ..http import error_body_text, headers_text, http_line, is_error, response
 from ..index import TraceIndex
-from ..rows import frame_columns, frame_header, frame_row, size_label
-from ..textsafe import json_text, one_line, safe_text
+from ..rows import FRAME_MARKS, frame_columns, frame_header, frame_row, size_label
+from ..textsafe import json_text, one_line, plain_value, safe_text
 from .lines import LineList
 from .textview import TextView
 
-__all__ = ["FrameDetail", "FramesList", "FramesPane", "end_summary"]
+__all__ = ["FrameDetail", "FramesList", "FramesPane", "end_summary", "frame_problems"]
 
 
 def end_summary(trace: Trace) -> Text:
@@ -38,6 +41,66 @@ def end_summary(trace: Trace) -> Text:
     if trace.decoder_error:
         text.append(" · ", "dim")
         text.append_text(one_line(trace.decoder_error, 200, "red"))
+    http = http_line(trace)
+    if http is not None:
+        text.append(" · ", "dim")
+        text.append_text(http)
+    return text
+
+
+def _json_error(data: str) -> str | None:
+    # Only asked when the pretty-printer found no JSON: says where parsing stopped.
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return str(exc)
+    return None
+
+
+def _new_line(text: Text) -> None:
+    if text:
+        text.append("\n")
+
+
+def frame_problems(index: TraceIndex, frame: int) -> Text:
+    """What is wrong with a frame, named: errors it produced, violations, refusals.
+
+    One line each, starting with the mark the Frames pane shows for it:
+    ``✗ stream.error failed · protocol_error · code: message``, ``! rule 2 …``,
+    ``⚑ refusal …``. Empty when nothing is wrong.
+    """
+    trace = index.trace
+    text = Text(end="")
+    for e in trace.events_of_frame(frame):
+        event = trace.events[e]
+        kind = event.get("type")
+        if kind == "stream.error":
+            found = event.get("error")
+            error: dict[str, Any] = found if isinstance(found, dict) else {}
+            symbol, style = FRAME_MARKS["error"]
+            _new_line(text)
+            text.append(f"{symbol} #{e + 1} stream.error ", style)
+            for key in ("status", "category", "provider_code"):
+                value = event.get(key) if key == "status" else error.get(key)
+                text.append_text(one_line(plain_value(value), 60, "red"))
+                text.append(" · ", "dim")
+            text.append_text(one_line(plain_value(error.get("message", "")), 400))
+        elif kind == "block.start" and isinstance(event.get("block"), dict):
+            if event["block"].get("kind") == "refusal":
+                symbol, style = FRAME_MARKS["refusal"]
+                _new_line(text)
+                text.append(f"{symbol} #{e + 1} a refusal block starts", style)
+        elif kind == "stream.done" and event.get("finish_reason") in ("refusal", "content_filter"):
+            symbol, style = FRAME_MARKS["refusal"]
+            _new_line(text)
+            text.append(f"{symbol} #{e + 1} finish_reason ", style)
+            text.append_text(one_line(plain_value(event.get("finish_reason")), 40, style))
+    for v in index.problems.violations:
+        if v.frame == frame:
+            symbol, style = FRAME_MARKS["violation"]
+            _new_line(text)
+            text.append(f"{symbol} rule {v.rule} ({v.source}): ", style)
+            text.append_text(one_line(v.message, 400, "red"))
     return text
 
 
@@ -58,7 +121,7 @@ class FramesList(LineList):
         return frame_row(self.index, row, self.cursor.hits_breakpoint(row))
 
     def row_key(self, row: int) -> Hashable:
-        """Breakpoints and late-known facts (ignored frames) change a row's look."""
+        """Breakpoints and late-known facts (ignored frames, marks) change a row's look."""
         return (self.index.version, len(self.cursor.breakpoints), self.cursor.hits_breakpoint(row))
 
     def refresh_from(self, cursor: Cursor) -> None:
@@ -121,7 +184,8 @@ class FramesPane(Vertical):
         f = trace.frames[frame]
         heading = Text(f"frame {frame} · ", "bold", end="")
         heading.append_text(one_line(index.frame_label(frame), 60))
-        heading.append(f" · +{f.time * 1000:.0f} ms", "dim")
+        when = index.frame_time(frame)
+        heading.append(" · untimed" if when is None else f" · +{when * 1000:.0f} ms", "dim")
         chunks = trace.chunks_of_frame(frame)
         where = (
             f"chunk {chunks.start}"
@@ -144,16 +208,33 @@ class FramesPane(Vertical):
         if ignored is not None:
             heading.append("\n⊘ ignored: ", "bold yellow")
             heading.append_text(one_line(ignored.reason, 200, "yellow"))
+        # What is wrong comes first in the (scrollable) body: the heading has a fixed height.
+        body = frame_problems(index, frame)
         if f.comment is not None:
-            body = Text(": ", "dim", end="")
+            body.append(": ", "dim")
             body.append_text(safe_text(f.comment))
-            return heading, body
-        body, _ = json_text(f.data)
+        else:
+            data, is_json = json_text(f.data)
+            if not is_json and f.data.lstrip()[:1] in ("{", "["):
+                problem = _json_error(f.data)
+                if problem is not None:
+                    body.append("\n✗ invalid JSON: ", "bold red")
+                    body.append_text(one_line(problem, 200, "red"))
+            if body:
+                body.append("\n\n")
+            body.append_text(data)
         return heading, body
 
     def _end_body(self) -> Text:
         trace = self.index.trace
         body = Text(end="")
+        if is_error(trace):
+            found = response(trace) or {}
+            body.append(f"HTTP {plain_value(found.get('status'))}\n", "bold red")
+            body.append_text(headers_text(found.get("headers")))
+            body.append("body\n", "bold")
+            body.append_text(error_body_text(trace))
+            body.append("\n")
         if trace.tail is not None and trace.tail.unterminated:
             tail = trace.tail
             body.append(
