@@ -7,23 +7,47 @@ The public Python API — what exported test transcripts and scripts use:
 - :func:`events_of` gives a file's normalized events (the contract dicts);
 - :func:`check_invariants` checks an event sequence against the contract;
 - :class:`Trace` is the record a normalization produces.
+
+They are imported on first use, so that ``import inspector.cli`` (every
+command's start-up) does not pay for the normalizer unless it runs it.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-from .core.invariants import check_invariants
-from .core.normalizer import normalize
-from .core.trace import Trace
-from .session import load_trace
+if TYPE_CHECKING:
+    from .core.invariants import check_invariants
+    from .core.normalizer import normalize
+    from .core.trace import Trace
+    from .session import load_trace
 
 __all__ = ["Trace", "__version__", "check_invariants", "events_of", "load_trace", "normalize"]
 
 __version__ = "0.1.0"
 
+# Public name -> the module that defines it.
+_LAZY: Final = {
+    "Trace": ".core.trace",
+    "check_invariants": ".core.invariants",
+    "load_trace": ".session",
+    "normalize": ".core.normalizer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
 
 def events_of(path: str | Path, provider: str | None = None) -> list[dict[str, Any]]:
     """The normalized contract events of a capture or raw SSE file."""
+    from .session import load_trace
+
     return list(load_trace(path, provider).events)

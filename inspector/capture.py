@@ -24,7 +24,9 @@ from __future__ import annotations
 import base64
 import binascii
 import io
-from collections.abc import Iterable
+import os
+import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -32,15 +34,20 @@ from typing import IO, Any, Final
 import orjson
 
 from .core.trace import TRANSPORT_END_REASONS, TransportEnd
+from .terminal import escape_controls, safe_path
 
 __all__ = [
     "CAPTURE_FORMAT",
     "CAPTURE_VERSION",
+    "MAX_INPUT_BYTES",
+    "STDIN",
     "CaptureWriter",
     "Recording",
+    "UnreadableInput",
     "chunk_record",
     "load_recording",
     "parse_recording",
+    "read_recording",
 ]
 
 CAPTURE_FORMAT: Final = "llm-stream-capture"
@@ -86,46 +93,256 @@ def chunk_record(time: float, data: bytes) -> dict[str, Any]:
 
 
 _HEAD_BYTES = 4096  # enough to tell a capture's header line from a raw SSE body
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+#: The most bytes read from one file or from stdin.
+MAX_INPUT_BYTES: Final = 1 << 30
+#: The longest header line (it holds the request, which may carry images).
+MAX_HEADER_LINE: Final = 16 << 20
+#: The longest chunk or end line (a chunk is what one network read returned).
+MAX_RECORD_LINE: Final = 64 << 20
+#: How deeply the header's JSON may nest (views and exports walk it).
+MAX_HEADER_DEPTH: Final = 64
+#: The path that means "read standard input".
+STDIN: Final = "-"
+#: What a recording read from stdin is called in messages.
+STDIN_NAME: Final = "stdin"
+
+
+class UnreadableInput(ValueError):
+    """The input cannot be read as a stream at all; the message says why, path first."""
+
+
+def _sizeof(count: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift and not count % (1 << shift):
+            return f"{count >> shift} {unit}"
+    return f"{count:,} bytes"
 
 
 def _is_capture(raw: bytes) -> bool:
-    first = raw[:_HEAD_BYTES].lstrip()[:200]
+    # The first line, as far as it is in the head, is a JSON object with a
+    # "type" and a "header" in it (the writer puts them first).
+    first = raw[:_HEAD_BYTES].removeprefix(_UTF8_BOM).lstrip().split(b"\n", 1)[0]
     return first.startswith(b"{") and b'"header"' in first and b'"type"' in first
 
 
 def parse_recording(raw: bytes, path: str = "<bytes>") -> Recording:
-    """Parse a capture or raw SSE body from bytes (see the module docstring)."""
-    if not _is_capture(raw):
-        return Recording(path, "raw", chunks=[(0.0, raw)] if raw else [], end=TransportEnd("eof"))
-    return _parse_capture_lines(io.BytesIO(raw), path)
+    """Parse a capture or raw SSE body from bytes (see the module docstring).
+
+    Never raises: what :func:`read_recording` would refuse becomes the only
+    problem of an empty ``raw`` recording.
+    """
+    try:
+        return _read_stream(io.BytesIO(raw), path, safe_path(path), len(raw))
+    except UnreadableInput as exc:
+        return Recording(path, "raw", problems=[str(exc)])
 
 
-def _parse_capture_lines(lines: Iterable[bytes], path: str) -> Recording:
-    # Lines are consumed one at a time (a file object, or BytesIO over bytes):
-    # no list of every line is ever built, so a large capture costs its chunks
-    # and little more.
+def read_recording(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> Recording:
+    """Read a capture or raw SSE file, or stdin when ``path`` is ``-``.
+
+    Raises :class:`UnreadableInput` when nothing can be read: no such file,
+    permission denied, not a regular file (a FIFO, socket or device is refused
+    without being opened, so it cannot block), stdin is a terminal, more
+    than ``limit`` bytes, or a capture whose header line cannot be used.
+    Damage after the header is reported in :attr:`Recording.problems`.
+    """
+    if os.fspath(path) == STDIN:
+        data = _read_stdin(limit)
+        return _read_stream(io.BytesIO(data), STDIN_NAME, STDIN_NAME, limit)
+    name = safe_path(path)
+    with _open_regular_file(path, name, limit) as file:
+        return _read_stream(file, str(path), name, limit)
+
+
+def load_recording(path: str | Path) -> Recording:
+    """Like :func:`read_recording`, but why a file is unreadable becomes its only problem."""
+    try:
+        return read_recording(path)
+    except UnreadableInput as exc:
+        return Recording(str(path), "raw", problems=[str(exc)])
+
+
+def _read_stdin(limit: int) -> bytes:
+    stdin = sys.stdin
+    if stdin is None:
+        raise UnreadableInput(f"{STDIN_NAME}: there is no standard input")
+    if stdin.isatty():
+        raise UnreadableInput(
+            f"{STDIN_NAME}: is a terminal; pipe a stream in, e.g. curl -N ... | inspector events -"
+        )
+    data = stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise UnreadableInput(
+            f"{STDIN_NAME}: more than {_sizeof(limit)}, the most this inspector reads"
+        )
+    return data
+
+
+# File types that are refused by name: opening a FIFO blocks until a writer
+# comes, and a device like /dev/zero never ends.
+_FILE_TYPES: Final = (
+    (stat.S_ISDIR, "is a directory"),
+    (stat.S_ISFIFO, "not a regular file (a FIFO)"),
+    (stat.S_ISSOCK, "not a regular file (a socket)"),
+    (stat.S_ISCHR, "not a regular file (a character device)"),
+    (stat.S_ISBLK, "not a regular file (a block device)"),
+)
+
+
+def _refuse_unless_regular(mode: int, size: int, name: str, limit: int) -> None:
+    if not stat.S_ISREG(mode):
+        what = next((why for test, why in _FILE_TYPES if test(mode)), "not a regular file")
+        raise UnreadableInput(f"{name}: {what}")
+    if size > limit:
+        raise UnreadableInput(
+            f"{name}: {_sizeof(size)} is more than {_sizeof(limit)}, the most this inspector reads"
+        )
+
+
+def _os_refusal(exc: OSError, name: str) -> UnreadableInput:
+    if isinstance(exc, FileNotFoundError):
+        return UnreadableInput(f"{name}: no such file")
+    if isinstance(exc, PermissionError):
+        return UnreadableInput(f"{name}: permission denied")
+    if isinstance(exc, IsADirectoryError):
+        return UnreadableInput(f"{name}: is a directory")
+    return UnreadableInput(f"{name}: cannot read ({exc.strerror or exc})")
+
+
+def _open_regular_file(path: str | Path, name: str, limit: int) -> IO[bytes]:
+    # stat first, so a FIFO or device is refused without opening it; open
+    # non-blocking and check again, in case the file was swapped in between.
+    try:
+        info = os.stat(path)
+        _refuse_unless_regular(info.st_mode, info.st_size, name, limit)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _os_refusal(exc, name) from None
+    try:
+        info = os.fstat(fd)
+        _refuse_unless_regular(info.st_mode, info.st_size, name, limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording:
+    try:
+        head = file.read(_HEAD_BYTES)
+        if not _is_capture(head):
+            body = head + file.read(max(limit - len(head), 0) + 1)
+            if len(body) > limit:
+                raise UnreadableInput(
+                    f"{name}: more than {_sizeof(limit)}, the most this inspector reads"
+                )
+            return Recording(
+                path, "raw", chunks=[(0.0, body)] if body else [], end=TransportEnd("eof")
+            )
+        file.seek(0)
+        return _parse_capture_lines(file, path, name, limit)
+    except OSError as exc:
+        raise _os_refusal(exc, name) from None
+
+
+def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> Recording:
+    # Lines are read one at a time, each bounded: no list of every line is
+    # ever built, and one endless line cannot make us hold more than its limit.
     rec = Recording(path, "capture")
-    number = 0
+    number = _read_header(rec, file, name)
+    total = 0
     last = b"\n"
-    for number, line in enumerate(lines, start=1):
+    while line := file.readline(MAX_RECORD_LINE + 1):
+        number += 1
+        total += len(line)
         last = line
-        if not line.strip():
-            continue
-        problem = _read_line(rec, line, number)
+        problem = _line_too_long(line, MAX_RECORD_LINE, "a record")
+        if problem is None and total > limit:
+            problem = f"the capture is longer than {_sizeof(limit)}; reading stopped here"
+        if problem is None and line.strip():
+            problem = _read_line(rec, line)
         if problem is not None:
-            rec.problems.append(f"{path}:{number}: {problem}")
-            break
-    else:
-        if not last.endswith(b"\n") and rec.end is None:
-            rec.problems.append(f"{path}:{number}: the last line is cut short")
-    if rec.end is None and not rec.problems:
+            rec.problems.append(f"{name}:{number}: {problem}")
+            return rec
+    if not last.endswith(b"\n") and rec.end is None:
+        rec.problems.append(f"{name}:{number}: the last line is cut short")
+    elif rec.end is None:
         rec.problems.append(
-            f"{path}: no end record — the recording stopped before the transport ended"
+            f"{name}: no end record — the recording stopped before the transport ended"
         )
     return rec
 
 
-def _read_line(rec: Recording, line: bytes, number: int) -> str | None:
+def _line_too_long(line: bytes, limit: int, what: str) -> str | None:
+    if len(line) > limit:
+        return f"{what} line longer than {_sizeof(limit)}"
+    return None
+
+
+def _read_header(rec: Recording, file: IO[bytes], name: str) -> int:
+    """Read the header into ``rec`` and return its line number (blank lines may precede it)."""
+    number = 0
+    while True:
+        line = file.readline(MAX_HEADER_LINE + 1)
+        number += 1
+        if number == 1:
+            line = line.removeprefix(_UTF8_BOM)
+        if not line or line.strip():
+            break
+    problem = _line_too_long(line, MAX_HEADER_LINE, "the header")
+    if problem is None:
+        problem = _header_problem(line)
+    if problem is not None:
+        raise UnreadableInput(f"{name}:{number}: {problem}")
+    rec.header = orjson.loads(line)
+    return number
+
+
+def _header_problem(line: bytes) -> str | None:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        return f"the header is not valid JSON ({exc})"
+    if not isinstance(record, dict) or record.get("type") != "header":
+        return "the first record must be the header"
+    if record.get("format") != CAPTURE_FORMAT:
+        return f"unknown format {_shown(record.get('format'))} (expected {CAPTURE_FORMAT!r})"
+    version = record.get("version")
+    if version != CAPTURE_VERSION:
+        return (
+            f"capture version {_shown(version)} is not supported "
+            f"(this inspector reads version {CAPTURE_VERSION})"
+        )
+    if _nests_deeper(record, MAX_HEADER_DEPTH):
+        return f"the header nests deeper than {MAX_HEADER_DEPTH} levels"
+    return None
+
+
+def _shown(value: object) -> str:
+    # A value from the file, quoted for a message: short and escaped.
+    text = escape_controls(value if isinstance(value, int | float) else repr(value))
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _nests_deeper(value: object, limit: int) -> bool:
+    # Iterative, so a hostile header cannot exhaust the interpreter's stack.
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        )
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def _read_line(rec: Recording, line: bytes) -> str | None:
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -134,59 +351,45 @@ def _read_line(rec: Recording, line: bytes, number: int) -> str | None:
         return "a record must be a JSON object"
     kind = record.get("type")
     if rec.end is not None:
-        return f"a {kind!r} record after the end record"
-    if number == 1 or rec.header is None:
-        if kind != "header":
-            return "the first record must be the header"
-        if record.get("format") != CAPTURE_FORMAT:
-            return f"unknown format {record.get('format')!r} (expected {CAPTURE_FORMAT!r})"
-        version = record.get("version")
-        if version != CAPTURE_VERSION:
-            return f"capture format version {version!r} is not supported (this tool reads 1)"
-        rec.header = record
-        return None
-    if kind == "chunk":
-        time = record.get("t")
-        if not isinstance(time, int | float):
-            return "chunk record without a numeric 't'"
-        if isinstance(record.get("text"), str):
-            data = record["text"].encode("utf-8")
-        elif isinstance(record.get("b64"), str):
-            try:
-                data = base64.b64decode(record["b64"], validate=True)
-            except (binascii.Error, ValueError) as exc:
-                return f"chunk 'b64' is not valid base64 ({exc})"
-        else:
-            return "chunk record needs 'text' or 'b64'"
-        rec.chunks.append((float(time), data))
-        return None
-    if kind == "end":
-        reason = record.get("reason")
-        if reason not in TRANSPORT_END_REASONS:
-            return f"end reason {reason!r} is not one of {', '.join(TRANSPORT_END_REASONS)}"
-        time = record.get("t")
-        error = record.get("error")
-        rec.end = TransportEnd(
-            reason,
-            float(time) if isinstance(time, int | float) else None,
-            error if isinstance(error, str) else None,
-        )
-        return None
-    return f"unknown record type {kind!r}"
+        return f"a {_shown(kind)} record after the end record"
+    reader = _RECORD_READERS.get(kind) if isinstance(kind, str) else None
+    if reader is None:
+        return f"unknown record type {_shown(kind)}"
+    return reader(rec, record)
 
 
-def load_recording(path: str | Path) -> Recording:
-    """Read a capture or raw SSE file; unreadable files become a problem, not an error."""
-    name = str(path)
-    try:
-        with Path(path).open("rb") as file:
-            head = file.read(_HEAD_BYTES)
-            if not _is_capture(head):
-                return parse_recording(head + file.read(), name)
-            file.seek(0)
-            return _parse_capture_lines(file, name)
-    except OSError as exc:
-        return Recording(name, "raw", problems=[f"{name}: cannot read ({exc.strerror or exc})"])
+def _read_chunk(rec: Recording, record: dict[str, Any]) -> str | None:
+    time = record.get("t")
+    if not isinstance(time, int | float) or isinstance(time, bool):
+        return "chunk record without a numeric 't'"
+    if isinstance(record.get("text"), str):
+        data = record["text"].encode("utf-8")
+    elif isinstance(record.get("b64"), str):
+        try:
+            data = base64.b64decode(record["b64"], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            return f"chunk 'b64' is not valid base64 ({exc})"
+    else:
+        return "chunk record needs 'text' or 'b64'"
+    rec.chunks.append((float(time), data))
+    return None
+
+
+def _read_end(rec: Recording, record: dict[str, Any]) -> str | None:
+    reason = record.get("reason")
+    if reason not in TRANSPORT_END_REASONS:
+        return f"end reason {_shown(reason)} is not one of {', '.join(TRANSPORT_END_REASONS)}"
+    time = record.get("t")
+    error = record.get("error")
+    rec.end = TransportEnd(
+        reason,
+        float(time) if isinstance(time, int | float) else None,
+        error if isinstance(error, str) else None,
+    )
+    return None
+
+
+_RECORD_READERS: Final = {"chunk": _read_chunk, "end": _read_end}
 
 
 class CaptureWriter:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from .capture import Recording
 from .core.normalizer import Normalizer, stream_id_for
 from .core.trace import Trace, TransportEnd
-from .session import ProviderUnknown, guess_provider
+from .session import guess_provider, provider_unknown
 
 __all__ = ["Feed", "ReplayFeed"]
 
@@ -49,9 +49,7 @@ class ReplayFeed:
         """Raises :class:`~inspector.session.ProviderUnknown` when the provider is unknowable."""
         name = provider or guess_provider(recording)
         if name is None:
-            raise ProviderUnknown(
-                f"{recording.path}: cannot tell which provider this stream is from; pass a provider"
-            )
+            raise provider_unknown(recording)
         self.recording = recording
         self.speed = speed
         self.normalizer = Normalizer(

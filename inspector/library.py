@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import sysconfig
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["NOT_STREAMS", "STREAM_SUFFIXES", "captures_dir", "expand_paths", "is_stream_file"]
+__all__ = [
+    "NOT_STREAMS",
+    "STREAM_SUFFIXES",
+    "captures_dir",
+    "expand_paths",
+    "is_stream_file",
+    "iter_stream_files",
+]
 
 # Files a directory argument expands to; golden files and reports are not streams.
 STREAM_SUFFIXES = (".sse", ".jsonl", ".txt")
@@ -34,13 +42,51 @@ def is_stream_file(path: Path) -> bool:
     return name.endswith(STREAM_SUFFIXES) and not name.endswith(NOT_STREAMS)
 
 
-def expand_paths(paths: Iterable[str]) -> list[Path]:
-    """Files as given, and the stream files below each directory, sorted."""
-    out: list[Path] = []
+def iter_stream_files(
+    paths: Iterable[str], unlisted: list[tuple[Path, OSError]] | None = None
+) -> Iterator[Path]:
+    """Files as given, and the stream files below each directory, in path order.
+
+    Results stream out as folders are walked (a huge folder starts at once).
+    The walk is iterative (any depth) and does not enter symbolic links to
+    directories, so a link loop cannot make it spin. Folders that cannot be
+    listed are appended to ``unlisted`` with the error, and skipped.
+    """
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_stream_file(p)))
+        if raw != "-" and path.is_dir():
+            yield from _stream_files_below(path, [] if unlisted is None else unlisted)
         else:
-            out.append(path)
-    return out
+            yield path
+
+
+def expand_paths(paths: Iterable[str]) -> list[Path]:
+    """:func:`iter_stream_files`, as a list."""
+    return list(iter_stream_files(paths))
+
+
+def _listing(folder: str, unlisted: list[tuple[Path, OSError]]) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return iter(sorted(entries, key=lambda entry: entry.name))
+    except OSError as exc:
+        unlisted.append((Path(folder), exc))
+        return iter(())
+
+
+def _stream_files_below(top: Path, unlisted: list[tuple[Path, OSError]]) -> Iterator[Path]:
+    # Depth first, each folder's entries sorted by name: the order of sorting
+    # every path, without holding every path. A stack, not recursion.
+    stack = [_listing(str(top), unlisted)]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(_listing(entry.path, unlisted))
+            elif is_stream_file(Path(entry.name)) and entry.is_file():
+                yield Path(entry.path)
+        except OSError as exc:  # the entry vanished or cannot be examined
+            unlisted.append((Path(entry.path), exc))

@@ -3,20 +3,47 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
-from .capture import Recording, load_recording
+from .capture import Recording, read_recording
 from .core.adapters import PROVIDERS, detect_provider
 from .core.normalizer import Normalizer, stream_id_for
-from .core.sse import FrameDecoder
+from .core.sse import Frame, FrameDecoder
 from .core.trace import Trace, TransportEnd
+from .sniff import SNIFF_BYTES, describe_input
+from .terminal import safe_path
 
-__all__ = ["ProviderUnknown", "guess_provider", "load_trace", "trace_recording"]
+__all__ = [
+    "SNIFF_WINDOW",
+    "ProviderUnknown",
+    "guess_provider",
+    "load_trace",
+    "provider_unknown",
+    "trace_recording",
+    "why_unknown",
+]
 
-_SNIFF_BYTES = 256 * 1024
+#: How many bytes of a stream are decoded to detect its provider.
+SNIFF_WINDOW: Final = 1 << 20
+_SNIFF_FRAMES: Final = 50
 
 
 class ProviderUnknown(ValueError):
     """Neither the capture header nor the frames say which provider this is."""
+
+
+def _first_frames(rec: Recording) -> tuple[list[Frame], int]:
+    """Up to 50 frames from the start of the stream, and how many bytes were fed."""
+    decoder = FrameDecoder(max_line=SNIFF_WINDOW, max_frame=SNIFF_WINDOW)
+    frames: list[Frame] = []
+    fed = 0
+    for time, data in rec.chunks:
+        piece = data[: SNIFF_WINDOW - fed]
+        frames.extend(decoder.feed(piece, time))
+        fed += len(piece)
+        if fed >= SNIFF_WINDOW or len(frames) >= _SNIFF_FRAMES:
+            break
+    return frames, fed
 
 
 def guess_provider(rec: Recording) -> str | None:
@@ -24,25 +51,38 @@ def guess_provider(rec: Recording) -> str | None:
     named = rec.provider
     if named in PROVIDERS:
         return named
-    decoder = FrameDecoder(max_line=_SNIFF_BYTES * 4, max_frame=_SNIFF_BYTES * 4)
-    frames = []
-    fed = 0
-    for time, data in rec.chunks:
-        frames.extend(decoder.feed(data[: _SNIFF_BYTES - fed], time))
-        fed += len(data)
-        if fed >= _SNIFF_BYTES or len(frames) >= 50:
-            break
-    return detect_provider(frames, rec.header)
+    return detect_provider(_first_frames(rec)[0], rec.header)
+
+
+def why_unknown(rec: Recording) -> str:
+    """Why :func:`guess_provider` found nothing, in words (no path, safe to print)."""
+    head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
+    if rec.kind == "capture" and not head:
+        return "the capture has no chunks"
+    described = None if rec.kind == "capture" else describe_input(head)
+    if described is not None:
+        return described
+    frames, fed = _first_frames(rec)
+    if not frames and fed >= SNIFF_WINDOW:
+        return f"the first frame is larger than {SNIFF_WINDOW >> 20} MiB"
+    if not frames:
+        return "no complete SSE frame (a frame ends with a blank line)"
+    return f"its first {len(frames)} frames match no known provider's events"
+
+
+def provider_unknown(rec: Recording) -> ProviderUnknown:
+    """The error for a stream whose provider cannot be told, with the reason."""
+    return ProviderUnknown(
+        f"{safe_path(rec.path)}: cannot tell which provider this stream is from: "
+        f"{why_unknown(rec)}; pass --provider ({', '.join(PROVIDERS)})"
+    )
 
 
 def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
     """Normalize a recording into a trace (raises :class:`ProviderUnknown`)."""
     provider = provider or guess_provider(rec)
     if provider is None:
-        raise ProviderUnknown(
-            f"{rec.path}: cannot tell which provider this stream is from; "
-            f"pass --provider ({', '.join(PROVIDERS)})"
-        )
+        raise provider_unknown(rec)
     stream_id = stream_id_for(*(data for _, data in rec.chunks))
     normalizer = Normalizer(provider, stream_id, source=rec.path, header=rec.header)
     trace = normalizer.trace
@@ -59,7 +99,9 @@ def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
         normalizer.feed(data, time)
     end = rec.end
     if end is None:
-        why = _without_path(rec.problems[0], rec.path) if rec.problems else "no end record"
+        why = (
+            _without_path(rec.problems[0], safe_path(rec.path)) if rec.problems else "no end record"
+        )
         end = TransportEnd("eof", None, f"the capture is incomplete ({why})")
     return normalizer.finish(end)
 
@@ -73,5 +115,10 @@ def _without_path(problem: str, path: str) -> str:
 
 
 def load_trace(path: str | Path, provider: str | None = None) -> Trace:
-    """Read a capture or raw SSE file and normalize it."""
-    return trace_recording(load_recording(path), provider)
+    """Read a capture or raw SSE file (``-``: stdin) and normalize it.
+
+    Raises :class:`~inspector.capture.UnreadableInput` when the input cannot
+    be read at all, and :class:`ProviderUnknown` when it is not told and
+    cannot be detected; both are ``ValueError`` with a message for the user.
+    """
+    return trace_recording(read_recording(path), provider)

@@ -21,15 +21,57 @@ import os
 import re
 from typing import Final
 
-__all__ = ["UNSAFE_MULTI_LINE", "UNSAFE_ONE_LINE", "escape_char", "escape_controls", "safe_path"]
+__all__ = [
+    "UNSAFE_MULTI_LINE",
+    "UNSAFE_ONE_LINE",
+    "escape_char",
+    "escape_controls",
+    "escape_json",
+    "safe_path",
+]
 
-# C0 controls, DEL, C1 controls, zero-width and bidi formatting characters,
-# line/paragraph separators, BOM and interlinear annotation characters.
-_INVISIBLE = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb"
+#: Every character a terminal may act on instead of printing, as inclusive
+#: code point ranges: the Unicode categories Cc (C0, DEL, C1), Cf (bidi
+#: overrides and isolates, zero-width characters, soft hyphen, BOM, tag
+#: characters, interlinear annotations, ...), Zl and Zp. A test checks the
+#: table against :mod:`unicodedata`.
+UNSAFE_RANGES: Final = (
+    (0x00, 0x1F),
+    (0x7F, 0x9F),
+    (0xAD, 0xAD),
+    (0x600, 0x605),
+    (0x61C, 0x61C),
+    (0x6DD, 0x6DD),
+    (0x70F, 0x70F),
+    (0x890, 0x891),
+    (0x8E2, 0x8E2),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x2028, 0x202E),
+    (0x2060, 0x206F),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    parts = (f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+    return "[" + "".join(parts) + "]"
+
+
 #: Every character that is escaped when text must stay on one line.
-UNSAFE_ONE_LINE: Final = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
-#: The same, but line breaks and tabs are kept (multi-line views).
-UNSAFE_MULTI_LINE: Final = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
+UNSAFE_ONE_LINE: Final = re.compile(_char_class(UNSAFE_RANGES))
+#: The same, but line feeds and tabs (0x09, 0x0A) are kept (multi-line views).
+UNSAFE_MULTI_LINE: Final = re.compile(_char_class(((0x00, 0x08), (0x0B, 0x1F), *UNSAFE_RANGES[1:])))
+# What orjson leaves raw in JSON text: it escapes C0 controls only.
+_UNSAFE_IN_JSON: Final = re.compile(_char_class(UNSAFE_RANGES[1:]))
 
 _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\x1b", "\x00": "\\0"}
 
@@ -40,7 +82,9 @@ def escape_char(char: str) -> str:
     if named is not None:
         return named
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _escape_match(match: re.Match[str]) -> str:
@@ -67,3 +111,27 @@ def escape_controls(value: object, multiline: bool = False) -> str:
 def safe_path(path: str | os.PathLike[str]) -> str:
     """A file name as it may be printed: controls escaped, undecodable bytes shown."""
     return escape_controls(os.fspath(path))
+
+
+def _json_escape_match(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells an astral character as a UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def escape_json(data: bytes) -> bytes:
+    """JSON text (UTF-8, as orjson writes it) with every unsafe character ``\\u``-escaped.
+
+    orjson escapes C0 controls but writes DEL, C1 controls and the invisible
+    formatting characters raw, and ``jq -r`` would print them raw too. Outside
+    strings JSON text is plain ASCII, so the escapes land only inside strings:
+    the result is valid JSON that parses to the same value.
+    """
+    if data.isascii() and b"\x7f" not in data:
+        return data
+    text = data.decode("utf-8")
+    if _UNSAFE_IN_JSON.search(text) is None:
+        return data
+    return _UNSAFE_IN_JSON.sub(_json_escape_match, text).encode("utf-8")

@@ -81,7 +81,7 @@ def test_an_unsupported_version_is_named() -> None:
     raw = b'{"type":"header","format":"llm-stream-capture","version":9}\n'
     rec = parse_recording(raw, "x.jsonl")
     assert rec.problems == [
-        "x.jsonl:1: capture format version 9 is not supported (this tool reads 1)"
+        "x.jsonl:1: capture version 9 is not supported (this inspector reads version 1)"
     ]
 
 

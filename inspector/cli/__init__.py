@@ -1,57 +1,127 @@
 """The ``inspector`` command line: one module per subcommand.
 
 Exit codes (every command): 0 success; 1 the command ran but found a problem
-(``check``: a violation or an unreadable file); 2 bad usage, an unreadable
-input or an unknown provider; 130 interrupted by Ctrl+C.
+(``check``: a violation, a damaged capture or an unreadable file); 2 bad
+usage, an unreadable input or an unknown provider; 130 interrupted by Ctrl+C.
+
+Start-up is kept short by importing a subcommand's module only when that
+subcommand is used: the table below gives each command's one-line help for
+``inspector --help``, and the command's parser is filled in (its module
+imported, its ``register`` run) the first time it parses. ``inspector check``
+therefore never imports Textual, httpx, Starlette, uvicorn or Rich.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Any, Final, NoReturn
 
+from ..terminal import escape_controls
 from .common import EXIT_USAGE, die_quietly_on_broken_pipe
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-# Every module of this package with ``register(subparsers)`` is a subcommand
-# (the parser it adds sets ``func(args) -> int``); this order is the help's.
-_ORDER = ("open", "frames", "events", "check", "live", "record", "serve", "export")
+#: Every subcommand, in the help's order, with its one-line help. The module
+#: ``inspector.cli.<name>`` has ``register(subparsers)``, which adds the
+#: parser (setting ``func(args) -> int``).
+COMMAND_HELP: Final = {
+    "open": "open the TUI on a capture, a folder of captures, or the bundled library",
+    "frames": "print the decoded SSE frames as JSON Lines",
+    "events": "print the normalized contract events as JSON Lines",
+    "check": "normalize files and verify the contract's invariants",
+    "live": "stream a request to a provider and watch it in the TUI, recording it",
+    "record": "stream a request to a provider and record it, without the TUI",
+    "serve": "serve captures as provider streaming endpoints, with faults on demand",
+    "export": "anonymize captures and write them with their golden events",
+    "proxy": "a recording reverse proxy: point an app at it, watch and record its streams",
+}
+COMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)
+
+# What a command's ``sub.add_parser(...)`` may set on the parser made for it.
+_PARSER_SETTINGS = frozenset({"description", "epilog", "formatter_class", "usage"})
 
 
-def _command_modules() -> tuple[str, ...]:
-    names = [m.name for m in pkgutil.iter_modules(__path__) if m.name != "common"]
-    return tuple(sorted(names, key=lambda n: (_ORDER.index(n) if n in _ORDER else 99, n)))
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose error messages cannot drive the terminal.
+
+    argparse echoes the offending argument ("invalid choice: '...'"); an
+    argument can hold ESC or a bidi override, so the message is escaped.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print usage and the escaped message on stderr; exit 2."""
+        super().error(escape_controls(message))
 
 
-COMMANDS: tuple[str, ...] = _command_modules()
+class _CommandParser(_Parser):
+    """A subcommand's parser, filled in by its module the first time it parses."""
+
+    def __init__(self, *args: Any, command: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.command = command
+        self.loaded = False
+
+    def load(self) -> _CommandParser:
+        """Import the command's module and let it add its arguments (once)."""
+        if not self.loaded:
+            self.loaded = True
+            importlib.import_module(f"{__package__}.{self.command}").register(_Adopt(self))
+        return self
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Load the command, then parse as usual."""
+        self.load()
+        return super().parse_known_args(args, namespace)
+
+
+class _Adopt:
+    """Stands in for the subparsers action in a module's ``register(sub)``.
+
+    The parser already exists (made from the table); the module's
+    ``add_parser`` call only completes it.
+    """
+
+    def __init__(self, parser: _CommandParser) -> None:
+        self._parser = parser
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name != self._parser.command:
+            raise ValueError(f"module {name!r} registered as {self._parser.command!r}")
+        kwargs.pop("help", None)  # the table's help is the one shown
+        unknown = set(kwargs) - _PARSER_SETTINGS
+        if unknown:
+            raise TypeError(f"add_parser({name!r}): unsupported {sorted(unknown)}")
+        for key, value in kwargs.items():
+            setattr(self._parser, key, value)
+        return self._parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    """The full argument parser; each subcommand is loaded when it parses."""
+    parser = _Parser(
         prog="inspector",
         description=(
             "A terminal debugger for LLM provider streams. Run with no arguments to browse "
             "the bundled captures, or give a capture / raw SSE file to open it."
         ),
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
+    for name, help_text in COMMAND_HELP.items():
+        sub.add_parser(name, help=help_text, command=name)
     return parser
 
 
 def _with_default_command(argv: list[str]) -> list[str]:
-    # `inspector PATH` means `inspector open PATH`; bare `inspector` opens the picker.
-    if "open" in COMMANDS:
-        if not argv:
-            return ["open"]
-        if argv[0] not in COMMANDS and not argv[0].startswith("-"):
-            return ["open", *argv]
+    # `inspector PATH` means `inspector open PATH` (`-` is stdin); bare
+    # `inspector` opens the picker.
+    if not argv:
+        return ["open"]
+    first = argv[0]
+    if first == "-" or (first not in COMMANDS and not first.startswith("-")):
+        return ["open", *argv]
     return argv
 
 

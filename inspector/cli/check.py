@@ -1,13 +1,49 @@
-"""``inspector check PATH...``: one summary line per stream, invariants verified."""
+"""``inspector check PATH...``: one summary line per stream, invariants verified.
+
+Files are independent, so with ``--jobs N`` they are checked by a pool of N
+processes; each file's report is built as text and printed by the main
+process in input order, so the output is the same bytes whatever N is.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import itertools
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
-from ..core.invariants import check_invariants
-from ..core.trace import Trace
-from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_provider_option, expand_paths, open_trace
+from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_provider_option, error
+
+if TYPE_CHECKING:
+    from ..core.trace import Trace
+
+# Files handed to a worker at a time: large enough to amortize the round
+# trip, small enough that the output keeps flowing and the load stays even.
+_CHUNK: Final = 8
+
+#: One file's report: lines for stdout (False) or stderr (True), and its status.
+Report = tuple[list[tuple[bool, str]], int]
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, got {text!r}")
+    return value
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def register(sub: Any) -> None:
@@ -16,13 +52,21 @@ def register(sub: Any) -> None:
         "check",
         help="normalize files and verify the contract's invariants",
         description=(
-            "Normalize each file (directories are searched for .sse/.jsonl streams) and "
-            "print one line per file. Exit 1 if any file breaks an invariant or cannot be "
-            "read, else 0."
+            "Normalize each file (directories are searched for .sse/.jsonl streams; - reads "
+            "stdin) and print one line per file. Exit 1 if any file breaks an invariant, is "
+            "damaged or cannot be read, else 0."
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     add_provider_option(parser)
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: one per CPU; 1: in this process)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -42,23 +86,70 @@ def summary(trace: Trace, violations: int) -> str:
     )
 
 
+def check_file(job: tuple[Path, str | None]) -> Report:
+    """Check one file; the lines to print and the status (run in a worker or here)."""
+    from ..core.invariants import check_invariants
+    from ..session import load_trace
+    from ..terminal import escape_controls, safe_path
+
+    path, provider = job
+    name = safe_path(path)
+    try:
+        trace = load_trace(path, provider)
+    except ValueError as exc:  # UnreadableInput, ProviderUnknown
+        return [(True, f"inspector: {escape_controls(exc)}"), (False, f"{name}: unreadable")], 1
+    problems = check_invariants(trace.events)
+    lines = [(False, escape_controls(f"{name}: {summary(trace, len(problems))}"))]
+    lines += [(False, f"  damaged: {escape_controls(problem)}") for problem in trace.problems]
+    lines += [
+        (False, escape_controls(f"  invariant {rule} broken at event {index}: {message}"))
+        for rule, index, message in problems
+    ]
+    return lines, EXIT_PROBLEM if problems or trace.problems else EXIT_OK
+
+
+def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterator[Report]:
+    """Every file's report, in input order; a process pool when it helps."""
+    jobs = iter(jobs)
+    first = list(itertools.islice(jobs, 2))
+    if processes <= 1 or len(first) < 2:
+        yield from map(check_file, first)
+        yield from map(check_file, jobs)
+        return
+    import multiprocessing
+
+    sys.stdout.flush()  # a forked worker must not inherit unwritten output
+    with multiprocessing.Pool(processes, initializer=_worker_init) as pool:
+        yield from pool.imap(check_file, itertools.chain(first, jobs), chunksize=_CHUNK)
+
+
+def _worker_init() -> None:
+    # Ctrl+C is the main process's to handle: it stops the pool.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run(args: argparse.Namespace) -> int:
     """Check every file; the exit code says whether all were clean."""
-    files = expand_paths(args.paths)
-    if not files:
-        print("inspector: no stream files found")
-        return EXIT_USAGE
+    from ..library import iter_stream_files
+    from ..terminal import safe_path
+
+    unlisted: list[tuple[Path, OSError]] = []
+    files = iter_stream_files(args.paths, unlisted)
+    # stdin can only be read here, not in a worker.
+    processes = 1 if "-" in args.paths else args.jobs or default_jobs()
     status = EXIT_OK
-    for path in files:
-        trace = open_trace(path, args.provider)
-        if trace is None:
-            print(f"{path}: unreadable")
-            status = EXIT_PROBLEM
-            continue
-        problems = check_invariants(trace.events)
-        print(f"{path}: {summary(trace, len(problems))}")
-        for rule, index, message in problems:
-            print(f"  invariant {rule} broken at event {index}: {message}")
-        if problems:
-            status = EXIT_PROBLEM
+    seen = 0
+    for lines, file_status in _reports(((path, args.provider) for path in files), processes):
+        seen += 1
+        status = max(status, file_status)
+        for to_stderr, line in lines:
+            print(line, file=sys.stderr if to_stderr else sys.stdout)
+    for folder, exc in unlisted:
+        error(f"{safe_path(folder)}: cannot list its files ({exc.strerror or exc})")
+        status = max(status, EXIT_PROBLEM)
+    if not seen:
+        error("no stream files found")
+        return EXIT_USAGE
     return status

@@ -1,4 +1,15 @@
-"""Helpers shared by the subcommands: inputs, JSON Lines output, errors."""
+"""Helpers shared by the subcommands: inputs, output of untrusted text, errors.
+
+Everything a command prints that came from outside — file names, capture
+and provider text, problems found in them — goes through :func:`say` (a
+line on stdout) or :func:`error` (a line on stderr), which escape control
+and invisible formatting characters (:mod:`inspector.terminal`). JSON Lines
+output goes through :func:`write_jsonl`, which also ``\\u``-escapes what
+orjson leaves raw, so ``jq -r`` cannot print a raw escape sequence either.
+
+Imports of the pipeline happen inside the functions that use it, so that
+``inspector --help`` stays fast.
+"""
 
 from __future__ import annotations
 
@@ -7,44 +18,54 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-import orjson
-
-from ..core.adapters import PROVIDERS
-from ..core.trace import Trace
 from ..library import expand_paths as expand_paths
 from ..library import is_stream_file as is_stream_file
-from ..session import ProviderUnknown, load_trace
+from ..terminal import escape_controls, escape_json
 
-EXIT_OK = 0
-EXIT_PROBLEM = 1
-EXIT_USAGE = 2
+if TYPE_CHECKING:
+    from ..core.trace import Trace
+
+EXIT_OK: Final = 0
+EXIT_PROBLEM: Final = 1
+EXIT_USAGE: Final = 2
+
+#: The names ``--provider`` accepts (kept here so parsers build without the core).
+PROVIDER_NAMES: Final = ("openai-chat", "openai-responses", "anthropic", "gemini")
 
 
 def add_provider_option(parser: Any) -> None:
     """``--provider NAME`` with the four known names."""
     parser.add_argument(
         "--provider",
-        choices=PROVIDERS,
+        choices=PROVIDER_NAMES,
         help="the stream's protocol (default: from the capture header, else detected)",
     )
 
 
-def error(message: str) -> None:
-    """Print a message for the user on stderr, prefixed with the tool's name."""
-    print(f"inspector: {message}", file=sys.stderr)
+def say(text: object) -> None:
+    """Print one line of (possibly untrusted) text on stdout, escaped."""
+    print(escape_controls(text))
+
+
+def error(message: object) -> None:
+    """Print a message for the user on stderr, escaped, prefixed with the tool's name."""
+    print(f"inspector: {escape_controls(message)}", file=sys.stderr)
 
 
 def open_trace(path: str | Path, provider: str | None) -> Trace | None:
-    """Load and normalize a file, or explain on stderr why not (None)."""
-    if not Path(path).exists():
-        error(f"{path}: no such file")
-        return None
+    """Load and normalize a file (``-``: stdin), or explain on stderr why not (None).
+
+    Problems found while reading (a damaged line, a missing end record) are
+    printed too; the trace keeps everything read before them.
+    """
+    from ..session import load_trace
+
     try:
         trace = load_trace(path, provider)
-    except ProviderUnknown as exc:
-        error(str(exc))
+    except ValueError as exc:  # UnreadableInput, ProviderUnknown
+        error(exc)
         return None
     for problem in trace.problems:
         error(problem)
@@ -52,11 +73,13 @@ def open_trace(path: str | Path, provider: str | None) -> Trace | None:
 
 
 def write_jsonl(records: Iterable[Any]) -> None:
-    """Write records as JSON Lines to stdout, in one buffered pass."""
+    """Write records as JSON Lines to stdout, in one buffered pass, terminal-safe."""
+    import orjson
+
     out = sys.stdout.buffer
     dumps = orjson.dumps
     for record in records:
-        out.write(dumps(record))
+        out.write(escape_json(dumps(record)))
         out.write(b"\n")
     out.flush()
 

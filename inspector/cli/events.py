@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
             "fields of the contract (docs/contract.md), one JSON object per line."
         ),
     )
-    parser.add_argument("path", help="a capture (.jsonl) or raw SSE file")
+    parser.add_argument("path", help="a capture (.jsonl) or raw SSE file; - reads stdin")
     add_provider_option(parser)
     parser.set_defaults(func=run)
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..capture import load_recording
-from ..core.sse import FrameDecoder
 from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, error, write_jsonl
+
+if TYPE_CHECKING:
+    from ..core.sse import FrameDecoder
 
 
 def register(sub: Any) -> None:
@@ -21,7 +22,7 @@ def register(sub: Any) -> None:
             '{"event", "data", "id", "retry"} (null when absent), or {"comment": ...}.'
         ),
     )
-    parser.add_argument("path", help="a capture (.jsonl) or raw SSE file")
+    parser.add_argument("path", help="a capture (.jsonl) or raw SSE file; - reads stdin")
     parser.set_defaults(func=run)
 
 
@@ -42,11 +43,16 @@ def frame_records(chunks: list[tuple[float, bytes]], decoder: FrameDecoder) -> I
 
 def run(args: argparse.Namespace) -> int:
     """Print the frames; report damage and undispatched bytes on stderr."""
-    rec = load_recording(args.path)
-    if rec.kind == "raw" and rec.problems:
-        for problem in rec.problems:
-            error(problem)
+    from ..capture import UnreadableInput, read_recording
+    from ..core.sse import FrameDecoder
+    from ..terminal import safe_path
+
+    try:
+        rec = read_recording(args.path)
+    except UnreadableInput as exc:
+        error(exc)
         return EXIT_USAGE
+    name = safe_path(rec.path)
     decoder = FrameDecoder()
     write_jsonl(frame_records(rec.chunks, decoder))
     status = EXIT_OK
@@ -54,12 +60,12 @@ def run(args: argparse.Namespace) -> int:
         error(problem)
         status = EXIT_PROBLEM
     if decoder.error is not None:
-        error(f"{args.path}: {decoder.error}")
+        error(f"{name}: {decoder.error}")
         status = EXIT_PROBLEM
     tail = decoder.close()
     if tail.unterminated:
         error(
-            f"{args.path}: {tail.pending_bytes} bytes at the end had no blank line after "
+            f"{name}: {tail.pending_bytes} bytes at the end had no blank line after "
             "them and were not dispatched"
         )
     return status

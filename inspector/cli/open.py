@@ -6,11 +6,22 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from ..library import captures_dir
 from .common import EXIT_OK, EXIT_USAGE, add_provider_option, error, open_trace
+
+
+def _frame(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -2
+    if value < -1:
+        raise argparse.ArgumentTypeError(f"expected a frame number >= -1, got {text!r}")
+    return value
 
 
 def register(sub: Any) -> None:
@@ -25,11 +36,13 @@ def register(sub: Any) -> None:
             "the picker shows the bundled capture library. Press ? in the TUI for the keys."
         ),
     )
-    parser.add_argument("path", nargs="?", help="a capture, a raw SSE file or a folder")
+    parser.add_argument(
+        "path", nargs="?", help="a capture, a raw SSE file or a folder; - reads stdin"
+    )
     add_provider_option(parser)
     parser.add_argument(
         "--frame",
-        type=int,
+        type=_frame,
         default=0,
         metavar="N",
         help="start with the cursor on frame N (-1: before the first frame; default 0)",
@@ -74,11 +87,29 @@ def run(args: argparse.Namespace) -> int:
             error("no bundled capture library found; give a file: inspector open PATH")
             return EXIT_USAGE
         return run_app(None, captures=library, keymap=keymap)
-    path = Path(args.path)
-    if path.is_dir():
-        return run_app(None, captures=path, keymap=keymap)
-    trace = open_trace(path, args.provider)
+    if args.path != "-" and Path(args.path).is_dir():
+        return run_app(None, captures=Path(args.path), keymap=keymap)
+    trace = open_trace(args.path, args.provider)
     if trace is None:
+        return EXIT_USAGE
+    if args.path == "-" and not reattach_terminal():
+        error("stdin was read, but there is no terminal to show it on (/dev/tty cannot be opened)")
         return EXIT_USAGE
     run_app(trace, keymap=keymap, position=args.frame)
     return EXIT_OK
+
+
+def reattach_terminal() -> bool:
+    """Make the controlling terminal stdin again, after the stream was read from a pipe.
+
+    The TUI reads keys from stdin; ``curl ... | inspector open -`` used it up.
+    """
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        os.dup2(fd, 0)
+    finally:
+        os.close(fd)
+    return True
