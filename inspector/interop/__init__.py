@@ -1,0 +1,134 @@
+"""Other tools' recordings in, other tools' formats out, and comparing two streams.
+
+- **Import** (:func:`read_file`, :func:`load_foreign`): a VCR cassette
+  (:mod:`.vcr`) or a HAR log (:mod:`.har`) holds HTTP exchanges; each one
+  that streamed becomes a capture (:mod:`.exchange`) whose header says what
+  the format lost (``"timed": false``). ``inspector open``/``events``/
+  ``check``/``frames`` read these files directly through
+  :func:`inspector.capture.load_recording`, which hands them here.
+- **Export** (:func:`.vcr.write_vcr`, :func:`.har.write_har`): an already
+  anonymized capture written as a cassette vcrpy replays, or a HAR log.
+- **Diff** (:mod:`.diff`): two streams compared by their normalized events.
+
+Everything read here is untrusted: YAML is loaded with a loader that never
+runs code (:mod:`.yamlsafe`), files and decoded bodies are bounded
+(:mod:`.limits`), and output file names never come from file content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..capture import Recording
+from .exchange import Exchange, NotStreaming, to_recording
+from .limits import MAX_FILE, BodyError
+from .sniff import sniff_format
+
+__all__ = [
+    "FORMATS",
+    "Imported",
+    "InteropError",
+    "load_foreign",
+    "parse_foreign",
+    "read_bytes",
+    "read_file",
+    "sniff_format",
+]
+
+FORMATS = ("vcr", "har")
+
+
+class InteropError(ValueError):
+    """A file that cannot be read as a cassette or HAR log; the message says why."""
+
+
+@dataclass
+class Imported:
+    """What one file held: a capture per streaming exchange, and what was left out."""
+
+    path: str
+    fmt: str
+    recordings: list[tuple[int, Recording]] = field(default_factory=list)  # (interaction, rec)
+    skipped: list[str] = field(default_factory=list)  # not streaming: why, one line each
+    problems: list[str] = field(default_factory=list)  # streaming but unreadable
+
+
+def _exchanges(data: bytes, fmt: str, name: str) -> list[Exchange]:
+    from .har import HarError, read_har
+    from .vcr import VcrError, read_vcr
+
+    try:
+        return read_vcr(data, name) if fmt == "vcr" else read_har(data, name)
+    except (VcrError, HarError) as exc:
+        raise InteropError(str(exc)) from None
+
+
+def read_bytes(data: bytes, path: str) -> Imported:
+    """Convert a cassette or HAR log already in memory (raises :class:`InteropError`)."""
+    fmt = sniff_format(data[:4096])
+    if fmt is None:
+        raise InteropError(f"{path}: neither a VCR cassette nor a HAR file")
+    name = Path(path).name
+    exchanges = _exchanges(data, fmt, path)
+    result = Imported(path, fmt)
+    total = len(exchanges)
+    for ex in exchanges:
+        label = f"{path}#{ex.index}" if total > 1 else path
+        try:
+            rec = to_recording(ex, name, total, label)
+        except NotStreaming as exc:
+            result.skipped.append(f"{path}: {exc}")
+        except BodyError as exc:
+            result.problems.append(f"{path}: {exc}")
+        else:
+            result.recordings.append((ex.index, rec))
+    return result
+
+
+def read_file(path: str | Path) -> Imported:
+    """Convert a cassette or HAR file on disk (raises :class:`InteropError`)."""
+    name = str(path)
+    try:
+        with Path(path).open("rb") as file:
+            data = file.read(MAX_FILE + 1)
+    except OSError as exc:
+        raise InteropError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE:
+        raise InteropError(f"{name}: larger than {MAX_FILE // (1024 * 1024)} MiB; not imported")
+    return read_bytes(data, name)
+
+
+def _first(result: Imported) -> Recording:
+    if result.recordings:
+        return result.recordings[0][1]
+    why = (
+        result.problems[0]
+        if result.problems
+        else (
+            f"{result.path}: no streaming interaction in this {result.fmt.upper()} file "
+            f"({len(result.skipped)} other interaction(s))"
+        )
+    )
+    return Recording(result.path, "raw", problems=[why])
+
+
+def load_foreign(path: str | Path) -> Recording:
+    """The first streaming exchange of a cassette or HAR file, as a recording.
+
+    Never raises for bad content: like :func:`inspector.capture.load_recording`,
+    an unreadable file becomes a recording whose ``problems`` say why.
+    ``inspector import`` writes every streaming exchange.
+    """
+    try:
+        return _first(read_file(path))
+    except InteropError as exc:
+        return Recording(str(path), "raw", problems=[str(exc)])
+
+
+def parse_foreign(raw: bytes, path: str = "<bytes>") -> Recording:
+    """:func:`load_foreign` for bytes already in memory (stdin, say)."""
+    try:
+        return _first(read_bytes(raw, path))
+    except InteropError as exc:
+        return Recording(path, "raw", problems=[str(exc)])

@@ -1,0 +1,334 @@
+"""One HTTP exchange from another tool's file, and how it becomes a capture.
+
+A VCR cassette or a HAR file stores a request and its response *body*: the
+bytes, but not when each piece arrived nor how the transport cut them. An
+:class:`Exchange` is that common shape; :func:`to_recording` turns a
+streaming one into a :class:`~inspector.capture.Recording` whose header says
+what was lost (``"timed": false`` and ``imported.chunking``), so no view
+shows made-up timings.
+
+Which provider spoke is read from the request (URL path, then body shape);
+when neither tells, the header leaves it out and the frames decide, as for a
+raw SSE file.
+"""
+
+from __future__ import annotations
+
+import email.utils
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import parse_qs, urlsplit
+
+import orjson
+
+from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, Recording
+from ..core.trace import TransportEnd
+from .limits import MAX_NODES, BodyError
+
+__all__ = [
+    "Exchange",
+    "NotStreaming",
+    "is_streaming",
+    "json_array_to_sse",
+    "provider_of",
+    "section",
+    "structured_body",
+    "to_recording",
+]
+
+#: The longest request body kept in a capture header, in bytes of JSON/text.
+_MAX_REQUEST_BODY: Final = 4 * 1024 * 1024
+
+
+@dataclass
+class Exchange:
+    """A request and its response as another tool stored them (bodies decoded)."""
+
+    fmt: str  # "vcr" or "har"
+    index: int  # 1-based position in its file
+    method: str = "GET"
+    url: str = ""
+    request_headers: dict[str, str] = field(default_factory=dict)
+    request_body: bytes | None = None
+    status: int | None = None
+    reason: str | None = None
+    response_headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+    decoded: list[str] = field(default_factory=list)  # what was undone: "base64", "gzip"
+    problem: str | None = None  # why the response body could not be read
+    started: str | None = None  # ISO 8601, when the tool says
+    timings: dict[str, float] = field(default_factory=dict)  # seconds, as in a capture header
+    chunks: list[tuple[float, bytes]] | None = None  # when the tool kept per-event timing
+
+    def header(self, name: str, *, response: bool = True) -> str:
+        """A header's value (case-insensitive name), or ``""``."""
+        headers = self.response_headers if response else self.request_headers
+        wanted = name.lower()
+        for key, value in headers.items():
+            if key.lower() == wanted:
+                return value
+        return ""
+
+
+class NotStreaming(ValueError):
+    """The exchange is not a streamed model response (a count_tokens call, say)."""
+
+
+# URL path ending -> provider: the providers' own endpoints.
+_PATH_PROVIDERS: Final[tuple[tuple[Callable[[str], bool], str], ...]] = (
+    (lambda p: p.endswith("/chat/completions"), "openai-chat"),
+    (lambda p: p.endswith("/responses"), "openai-responses"),
+    (lambda p: p.endswith("/messages"), "anthropic"),
+    (lambda p: ":streamgeneratecontent" in p or ":generatecontent" in p, "gemini"),
+)
+# Request body key -> provider, when the URL is a proxy's or unknown.
+_BODY_PROVIDERS: Final = (
+    ("contents", "gemini"),
+    ("input", "openai-responses"),
+    ("anthropic_version", "anthropic"),
+)
+
+
+def section(header: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
+    """``header[name]`` when it is a mapping (a capture's ``request``/``response``), else empty."""
+    value = header.get(name) if header is not None else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def structured_body(data: bytes | None) -> Any:
+    """The request body as JSON when it is JSON, else as text (None when absent)."""
+    if not data:
+        return None
+    if len(data) > _MAX_REQUEST_BODY:
+        return f"[{len(data)} bytes, not kept]"
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data.decode("utf-8", "replace")
+
+
+def provider_of(ex: Exchange) -> str | None:
+    """The provider the request went to: URL path first, then the body's shape."""
+    path = urlsplit(ex.url).path.lower()
+    for matches, provider in _PATH_PROVIDERS:
+        if matches(path):
+            return provider
+    body = structured_body(ex.request_body)
+    if isinstance(body, dict):
+        for key, provider in _BODY_PROVIDERS:
+            if key in body:
+                return provider
+        if "messages" in body and ex.header("anthropic-version", response=False):
+            return "anthropic"
+        if "messages" in body:
+            return "openai-chat"
+    return None
+
+
+def _is_gemini_json_stream(ex: Exchange) -> bool:
+    # streamGenerateContent without ?alt=sse streams one JSON array.
+    parts = urlsplit(ex.url)
+    alt = parse_qs(parts.query).get("alt", [""])[0]
+    return ":streamgeneratecontent" in parts.path.lower() and alt != "sse"
+
+
+def is_streaming(ex: Exchange) -> bool:
+    """Whether the exchange is a streamed response (or the error answering a stream request)."""
+    if "text/event-stream" in ex.header("content-type").lower():
+        return True
+    if ":streamgeneratecontent" in urlsplit(ex.url).path.lower():
+        return True
+    body = structured_body(ex.request_body)
+    if isinstance(body, dict) and body.get("stream") is True:
+        return True
+    head = (ex.body or b"").lstrip()[:16]
+    return head.startswith((b"data:", b"event:", b"id:", b": "))
+
+
+def json_array_to_sse(body: bytes) -> bytes:
+    """Gemini's JSON-array stream as SSE: one ``data:`` event per array element.
+
+    Each element keeps its exact text (a multi-line element becomes several
+    ``data:`` lines, which SSE joins back with newlines). An element cut off
+    at the end is written without its closing blank line, so it is not
+    dispatched and the stream reads as interrupted — as it was.
+    """
+    out = bytearray()
+    for element, complete in _array_elements(body):
+        for line in element.split(b"\n"):
+            out += b"data: " + line.rstrip(b"\r") + b"\n"
+        if complete:
+            out += b"\n"
+    return bytes(out)
+
+
+_OPEN: Final = frozenset(b"[{")
+_CLOSE: Final = frozenset(b"]}")
+_SPACE: Final = frozenset(b" \t\r\n")
+
+
+def _array_elements(body: bytes) -> list[tuple[bytes, bool]]:
+    """The top-level elements of a JSON array as byte slices, each with "complete"."""
+    n = len(body)
+    i = 0
+    while i < n and body[i] in _SPACE:
+        i += 1
+    if i >= n or body[i] != ord("["):
+        raise BodyError("the streamGenerateContent body is neither SSE nor a JSON array")
+    i += 1
+    found: list[tuple[bytes, bool]] = []
+    while True:
+        while i < n and (body[i] in _SPACE or body[i] == ord(",")):
+            i += 1
+        if i >= n or body[i] == ord("]"):
+            return found
+        start = i
+        depth = 0
+        in_string = False
+        done = False
+        while i < n:
+            byte = body[i]
+            if in_string:
+                if byte == ord("\\"):
+                    i += 2
+                    continue
+                if byte == ord('"'):
+                    in_string = False
+            elif byte == ord('"'):
+                in_string = True
+            elif byte in _OPEN:
+                depth += 1
+            elif byte in _CLOSE:
+                if depth == 0:
+                    done = True  # the array's own "]" right after a scalar element
+                    break
+                depth -= 1
+                if depth == 0:
+                    i += 1
+                    done = True
+                    break
+            elif byte == ord(",") and depth == 0:
+                done = True
+                break
+            i += 1
+        found.append((body[start:i].strip(), done))
+        if not done:
+            return found
+
+
+def _count_nodes(value: Any) -> int:
+    # YAML aliases can describe an exponentially large tree in a few lines;
+    # walk it with a budget before anything serializes it.
+    stack = [value]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            raise BodyError(f"a structured body has more than {MAX_NODES} values; not imported")
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return seen
+
+
+def json_bytes(value: Any) -> bytes:
+    """A structured body (``parsed_body``) as JSON bytes, within the node budget."""
+    _count_nodes(value)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError as exc:
+        raise BodyError(f"a structured body holds a value JSON cannot carry ({exc})") from exc
+
+
+def _recorded_at(ex: Exchange) -> str | None:
+    if ex.started:
+        return ex.started
+    date = ex.header("date")
+    if not date:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(date)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _model(ex: Exchange, body: Any) -> str | None:
+    if isinstance(body, dict) and isinstance(body.get("model"), str):
+        return str(body["model"])
+    path = urlsplit(ex.url).path
+    if "/models/" in path:
+        return path.rsplit("/models/", 1)[1].split(":", 1)[0] or None
+    return None
+
+
+def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
+    """A capture of one streaming exchange (raises :class:`NotStreaming`, :class:`BodyError`).
+
+    ``source`` is the input file's name (for the header), ``total`` how many
+    interactions the file holds, ``path`` what the recording is called in
+    messages.
+    """
+    # Imported here so that loading this module costs little: the redaction
+    # rules are live mode's (one place decides what a secret header is).
+    from ..live.secrets import redact_headers, redact_url
+
+    if ex.problem is not None:
+        raise BodyError(ex.problem)
+    if not is_streaming(ex):
+        what = "entry" if ex.fmt == "har" else "interaction"
+        raise NotStreaming(
+            f"{what} {ex.index} ({ex.method} {ex.status}) is not a streamed response"
+        )
+    provider = provider_of(ex)
+    body = ex.body or b""
+    converted = None
+    error_status = ex.status is not None and ex.status >= 400
+    json_stream = provider == "gemini" and _is_gemini_json_stream(ex) and ex.chunks is None
+    if json_stream and not error_status and body.lstrip()[:1] == b"[":
+        body = json_array_to_sse(body)
+        converted = "a JSON-array stream (no alt=sse), one data: event per element"
+    request_body = structured_body(ex.request_body)
+    imported: dict[str, Any] = {
+        "from": ex.fmt,
+        "file": source,
+        "interaction": ex.index,
+        "of": total,
+        "timing": "per event" if ex.chunks is not None else "lost",
+        "chunking": "one chunk per event" if ex.chunks is not None else "lost",
+    }
+    if ex.decoded:
+        imported["decoded"] = list(ex.decoded)
+    if converted:
+        imported["converted"] = converted
+    header: dict[str, Any] = {
+        "type": "header",
+        "format": CAPTURE_FORMAT,
+        "version": CAPTURE_VERSION,
+    }
+    if provider is not None:
+        header["provider"] = provider
+    header["endpoint"] = urlsplit(ex.url).path or None
+    header["model"] = _model(ex, request_body)
+    header["recorded_at"] = _recorded_at(ex)
+    header["request"] = {
+        "method": ex.method,
+        "url": redact_url(ex.url),
+        "headers": redact_headers(ex.request_headers),
+        "body": request_body,
+    }
+    header["response"] = {"status": ex.status, "headers": redact_headers(ex.response_headers)}
+    if ex.timings:
+        header["timings"] = dict(ex.timings)
+    header["timed"] = ex.chunks is not None
+    header["imported"] = imported
+    if ex.chunks is not None and converted is None:
+        chunks = list(ex.chunks)
+        end_time = chunks[-1][0] if chunks else 0.0
+    else:
+        chunks = [(0.0, body)] if body else []
+        end_time = 0.0
+    return Recording(path, "capture", header, chunks, TransportEnd("eof", end_time))
