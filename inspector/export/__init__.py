@@ -209,6 +209,21 @@ def _check_chunking(original: Trace, anonymized: Trace) -> str | None:
     return None
 
 
+def assembled_texts(trace: Trace) -> list[tuple[str, str]]:
+    """Each block's deltas joined: the texts a reader of the transcript reassembles.
+
+    A secret cut across fragments, frames or chunks is whole again here, so
+    the leak scan sees it the way a reader of the transcript would.
+    """
+    parts: dict[int, list[str]] = {}
+    for event in trace.events:
+        if event["type"] == "block.delta":
+            text = (event.get("delta") or {}).get("text")
+            if isinstance(text, str) and text:
+                parts.setdefault(event["block"]["index"], []).append(text)
+    return [(f"block {index}, assembled", "".join(p)) for index, p in sorted(parts.items())]
+
+
 def _base_name(source: str) -> str:
     name = Path(source).name
     for suffix in STREAM_SUFFIXES:
@@ -291,7 +306,7 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
         scanned_files=len(files) + 1,
     )
     files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
-    leaks = scan_outputs(files, done.ledger.secrets)
+    leaks = scan_outputs(files, done.ledger.secrets, assembled_texts(exported))
     if leaks:
         raise ExportError(
             f"{rec.path}: a removed secret would still be in the output "

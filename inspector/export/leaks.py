@@ -1,46 +1,79 @@
-"""The last check of an export: is any removed secret still in an output file?
+"""The last check of an export: is any secret still in an output file?
 
-Every output file is searched, as bytes and also *decoded*: the text of every
-JSON string (escapes undone, twice, for JSON inside JSON such as tool
-arguments) and, for a capture, its chunks' bytes joined — so a secret that
-sits in a ``b64`` chunk, or is split across two chunks, is found too. Each
-secret is looked for as itself, JSON-escaped, URL-encoded and base64-encoded
-(standard and URL-safe alphabets, at each of the three alignments a secret
-can have inside a longer base64 text).
+Two searches, over every output file *and what it decodes to*:
 
-A hit names the file, the rule that removed the secret and the form it was
-found in — never the secret.
+1. every secret the export removed, looked for as itself, JSON-escaped,
+   URL-encoded and base64-encoded (standard and URL-safe alphabets, at each of
+   the three alignments a secret can have inside a longer base64 text);
+2. every secret *pattern* (:mod:`.secrets`) — so a key the rewriter missed
+   (an encoding it did not undo, a fragment boundary it did not see) is
+   caught here even though it was never "removed".
+
+What a file decodes to: its bytes; for a capture, its chunks joined (``b64``
+ones decoded); each of those with JSON/backslash escapes undone up to
+:data:`UNESCAPE_DEPTH` times (JSON inside JSON inside JSON) and
+percent-encoding undone; and the texts the caller assembles from the
+normalized stream (every block's deltas joined, so a key cut across
+fragments, frames or chunks is whole again).
+
+A hit names the file, the rule and the form; the value only masked: its
+first four characters and its length (:func:`masked_preview`).
 """
 
 from __future__ import annotations
 
 import base64
+import codecs
 import json
 import re
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
-from urllib.parse import quote, quote_plus
+from typing import Final
+from urllib.parse import quote, quote_plus, unquote
 
 import orjson
 
-__all__ = ["Leak", "needles", "scan_outputs"]
+from ..terminal import escape_controls
+from .secrets import find_secrets
+
+__all__ = ["UNESCAPE_DEPTH", "Leak", "masked_preview", "needles", "scan_outputs"]
 
 # A base64 form shorter than this could turn up by chance in any long blob.
 _MIN_ENCODED: Final = 8
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+#: How many times escapes are undone when looking for a secret.
+UNESCAPE_DEPTH: Final = 3
+_PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def masked_preview(value: str) -> str:
+    """A secret as a message may show it: at most its first 4 characters, and its length."""
+    if len(value) < 16:
+        return f"({len(value)} chars)"
+    return f"'{escape_controls(value[:4])}…' ({len(value)} chars)"
 
 
 @dataclass(frozen=True, slots=True)
 class Leak:
-    """A removed secret found again: in ``file``, removed by ``rule``, in ``form``."""
+    """A secret found in ``file``: removed by (or matching) ``rule``, in ``form``.
+
+    ``preview`` is the masked value (:func:`masked_preview`); ``pattern`` says
+    the value was found by its shape rather than as a removed value.
+    """
 
     file: str
     rule: str
     form: str
+    preview: str = ""
+    pattern: bool = False
 
     def __str__(self) -> str:
-        return f"{self.file}: a value removed by rule {self.rule!r} is still there ({self.form})"
+        what = "text shaped like a secret" if self.pattern else "a value removed"
+        seen = f" {self.preview}" if self.preview else ""
+        return (
+            f"{escape_controls(self.file)}: {what} by rule {self.rule!r}{seen} "
+            f"is still there ({self.form})"
+        )
 
 
 def _base64_forms(secret: bytes) -> Iterator[bytes]:
@@ -76,27 +109,12 @@ def needles(secret: str) -> list[tuple[str, bytes]]:
     return [(form, needle) for needle, form in forms.items()]
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield str(k)
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-
-
-def _unescaped(text: str) -> str:
-    """The content of every JSON string literal in ``text``, escapes undone."""
-    out = []
-    for m in _JSON_STRING.finditer(text):
-        try:
-            out.append(json.loads(m.group()))
-        except ValueError:
-            continue
-    return "\n".join(out)
+def _unescape(text: str) -> str:
+    """Backslash escapes (JSON's and Python's) undone, in C; broken ones kept as they are."""
+    data = text.encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "invalid escape sequence" for \q
+        return codecs.decode(data, "unicode_escape", "backslashreplace")
 
 
 def _capture_body(data: bytes) -> bytes | None:
@@ -119,31 +137,71 @@ def _capture_body(data: bytes) -> bytes | None:
     return b"".join(pieces) if pieces else None
 
 
-def _haystacks(data: bytes) -> list[bytes]:
-    """The file, and what it says once decoded."""
-    hay = [data]
+def _decodings(text: str, form: str) -> Iterator[tuple[str, str]]:
+    """``text`` and what it decodes to, one at a time: ``(form, text)``."""
+    yield form, text
+    level = text
+    for depth in range(1, UNESCAPE_DEPTH + 1):
+        if "\\" not in level:
+            break
+        level = _unescape(level)
+        yield f"{form}, unescaped x{depth}", level
+    for source in (text, level):
+        if _PERCENT.search(source):
+            yield f"{form}, percent-decoded", unquote(source, errors="surrogateescape")
+
+
+def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
+    """The file and what it says once decoded, one text at a time (bounded memory)."""
+    yield from _decodings(data.decode("utf-8", "replace"), "as is")
     body = _capture_body(data)
     if body is not None:
-        hay.append(body)
-    for source in list(hay):
-        text = source.decode("utf-8", "replace")
-        once = _unescaped(text)
-        twice = _unescaped(once)
-        hay.extend(s.encode("utf-8", "surrogatepass") for s in (once, twice) if s)
-    return hay
+        yield from _decodings(body.decode("utf-8", "replace"), "stream body")
 
 
-def scan_outputs(files: Mapping[str, bytes], secrets: Mapping[str, str]) -> list[Leak]:
-    """Every (file, secret, form) where a removed secret is still present."""
-    if not secrets:
-        return []
-    forms = {secret: needles(secret) for secret in secrets}
+def _needle_leak(
+    name: str,
+    hay: str,
+    forms: Mapping[str, list[tuple[str, str]]],
+    secrets: Mapping[str, str],
+    where: str,
+) -> Leak | None:
+    for secret, rule in secrets.items():
+        for form, needle in forms[secret]:
+            if needle in hay:
+                label = form if where == "as is" else f"{form}, in the {where}"
+                return Leak(name, rule, label, masked_preview(secret))
+    return None
+
+
+def _pattern_leak(name: str, hay: str, where: str) -> Leak | None:
+    for match in find_secrets(hay):
+        return Leak(name, match.rule, where, masked_preview(hay[match.start : match.end]), True)
+    return None
+
+
+def scan_outputs(
+    files: Mapping[str, bytes],
+    secrets: Mapping[str, str],
+    assembled: Iterable[tuple[str, str]] = (),
+) -> list[Leak]:
+    """Where a secret is still in the outputs: at most one :class:`Leak` per file.
+
+    ``secrets`` maps each removed value to its rule; ``assembled`` is
+    ``(label, text)`` pairs decoded from the output (each block's deltas
+    joined), scanned like a file named by ``label``.
+    """
+    forms = {secret: [(f, n.decode("utf-8", "surrogatepass")) for f, n in needles(secret)]
+             for secret in secrets}  # fmt: skip
     leaks: list[Leak] = []
-    for name, data in files.items():
-        hay = _haystacks(data)
-        for secret, rule in secrets.items():
-            for form, needle in forms[secret]:
-                if any(needle in h for h in hay):
-                    leaks.append(Leak(name, rule, form))
-                    break
+    sources: list[tuple[str, Iterator[tuple[str, str]]]] = [
+        (name, _haystacks(data)) for name, data in files.items()
+    ]
+    sources += [(label, _decodings(text, "as is")) for label, text in assembled]
+    for name, haystacks in sources:
+        for where, hay in haystacks:
+            leak = _needle_leak(name, hay, forms, secrets, where) or _pattern_leak(name, hay, where)
+            if leak is not None:
+                leaks.append(leak)
+                break
     return leaks

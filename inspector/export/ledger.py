@@ -46,6 +46,20 @@ class Ledger:
         if len(value) >= MIN_SCANNED_SECRET:
             self.secrets.setdefault(value, rule)
 
+    def remove_all(self, rule: str, values: tuple[str, ...]) -> None:
+        """Count one removed secret spelled several ways; remember every spelling.
+
+        ``sk\\u002dproj-…`` is removed once, but the leak scan looks for both
+        the escaped and the decoded key.
+        """
+        if not values:
+            return
+        self.remove(rule, values[0])
+        for value in values[1:]:
+            value = value.strip()
+            if len(value) >= MIN_SCANNED_SECRET and not is_placeholder(value):
+                self.secrets.setdefault(value, rule)
+
     def pseudonym(self, kind: str, value: str) -> None:
         """Count a distinct pseudonymized value of ``kind``."""
         self.pseudonymized.setdefault(kind, set()).add(value)

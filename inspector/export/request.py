@@ -24,12 +24,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 
+from .decoded import find_encoded_secrets
 from .ledger import MIN_SCANNED_SECRET, Context
 from .pseudonyms import signature_placeholder
 from .rules import ARGUMENT_OBJECT_KEYS, OPAQUE_KEYS, is_id_key
 from .secrets import (
     SECRET_QUERY_PARAMS,
-    find_secrets,
     header_rule,
     is_placeholder,
     placeholder,
@@ -61,13 +61,13 @@ STRUCTURAL_FIELDS: Final = frozenset(
 
 def scrub_text(text: str, ctx: Context) -> str:
     """``text`` with every secret replaced by a placeholder (same length)."""
-    matches = find_secrets(text)
+    matches = find_encoded_secrets(text)
     if not matches:
         return text
     out = []
     at = 0
     for m in matches:
-        ctx.ledger.remove(m.rule, text[m.start : m.end])
+        ctx.ledger.remove_all(m.rule, m.values)
         out.append(text[at : m.start])
         out.append(placeholder(m.rule, m.end - m.start))
         at = m.end

@@ -39,12 +39,13 @@ from typing import Any, Final
 
 import orjson
 
+from .decoded import find_encoded_secrets
 from .jsonlex import ESC, Units, decode_raw, decode_units, lex, render_unit
 from .ledger import Context
 from .mask import mask_char, mask_json_text, mask_number
 from .pseudonyms import signature_placeholder
 from .rules import NUMBER_MASK_KEYS, Treatment, classify, stream_key
-from .secrets import find_secrets, placeholder
+from .secrets import placeholder
 
 __all__ = ["RewriteError", "data_values", "rewrite_body"]
 
@@ -248,12 +249,12 @@ class _BodyRewriter:
 
     def _secrets(self, strings: list[_String]) -> None:
         text = "".join(s.units.chars for s in strings)
-        matches = find_secrets(text)
+        matches = find_encoded_secrets(text)
         if not matches:
             return
         where = _unit_index(strings)
         for match in matches:
-            self.ctx.ledger.remove(match.rule, text[match.start : match.end])
+            self.ctx.ledger.remove_all(match.rule, match.values)
             hits = [where(g) for g in range(match.start, match.end)]
             width = sum(s.units.widths[k] for s, k in hits if s.offsets[k] >= 0)
             fill = placeholder(match.rule, width).encode("ascii")
@@ -323,10 +324,10 @@ class _BodyRewriter:
     def scan_outside_strings(self) -> None:
         text = self.out.decode("latin-1")  # one char per byte: offsets stay byte offsets
         covered = self.covered
-        for match in find_secrets(text):
+        for match in find_encoded_secrets(text):
             if any(covered[match.start : match.end]):
                 continue
-            self.ctx.ledger.remove(match.rule, text[match.start : match.end])
+            self.ctx.ledger.remove_all(match.rule, match.values)
             width = match.end - match.start
             self.out[match.start : match.end] = placeholder(match.rule, width).encode("ascii")
 

@@ -21,6 +21,7 @@ __all__ = [
     "ALL_RULES",
     "CLIENT_ADDRESS_HEADERS",
     "EMAIL_RULE",
+    "NOT_SECRET_WORDS",
     "REQUEST_ID_HEADER",
     "SECRET_HEADERS",
     "SECRET_HEADER_WORDS",
@@ -31,6 +32,7 @@ __all__ = [
     "find_secrets",
     "header_rule",
     "is_placeholder",
+    "is_secret_header",
     "placeholder",
 ]
 
@@ -102,19 +104,26 @@ EMAIL_RULE: Final = _rule(
     "email", r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b", "@"
 )
 
-# Headers whose whole value is a secret, always replaced by "[redacted]".
+# Headers whose whole value is a secret, whatever their name looks like.
 SECRET_HEADERS: Final = frozenset(
-    {
-        "authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key",
-        "openai-organization", "openai-project", "anthropic-organization-id",
-        "cookie", "set-cookie", "x-amz-security-token",
-    }
-)  # fmt: skip
-# Words that make any other header a secret one (``x-auth-token``, ``x-session``…).
-SECRET_HEADER_WORDS: Final = re.compile(
-    r"(?:^|-)(?:api-?key|apikey|secret|password|passwd|auth-token|access-token|"
-    r"security-token|session|session-token|credentials?)(?:$|-)"
+    {"openai-organization", "openai-project", "anthropic-organization-id", "x-goog-user-project"}
 )
+# A header is a credential by the *shape* of its name: any word (between ``-``,
+# ``_`` or ``.``) containing one of these stems — ``x-api-key``,
+# ``private-token``, ``x-goog-iam-authorization-token``, ``www-authenticate``,
+# ``x-csrf-token``, ``x-amz-security-token``, ``webhook-signature``, ``cookie2``…
+SECRET_HEADER_WORDS: Final = re.compile(
+    r"auth|token|key$|secret|passw|passphrase|cookie|session|credential|signature|"
+    r"^sig$|csrf|xsrf|jwt|bearer|private|hmac|otp$"
+)
+# Words that look like a stem above but name a count, a limit or a host:
+# ``x-ratelimit-remaining-tokens``, ``anthropic-ratelimit-output-tokens-reset``,
+# the HTTP/2 ``:authority``.
+NOT_SECRET_WORDS: Final = re.compile(r"tokens|authority|author|keys?-?count|monkey|turkey")
+# A header about rate limits holds counts and times, never a credential.
+COUNTING_HEADER: Final = re.compile(r"rate-?limit")
+_HEADER_WORD_SPLIT: Final = re.compile(r"[-_.:\s]+")
+
 # Headers that say who the client is: removed too.
 CLIENT_ADDRESS_HEADERS: Final = frozenset(
     {"x-forwarded-for", "x-real-ip", "cf-connecting-ip", "true-client-ip", "forwarded"}
@@ -129,12 +138,23 @@ SECRET_QUERY_PARAMS: Final = frozenset(
 )
 
 
+def is_secret_header(name: str) -> bool:
+    """Whether a header's value is a credential, judged by the shape of its name."""
+    lowered = name.strip().lower()
+    if lowered in SECRET_HEADERS:
+        return True
+    if COUNTING_HEADER.search(lowered):
+        return False
+    return any(
+        SECRET_HEADER_WORDS.search(word) and not NOT_SECRET_WORDS.fullmatch(word)
+        for word in _HEADER_WORD_SPLIT.split(lowered)
+    )
+
+
 def header_rule(name: str) -> str | None:
     """How a header is treated: ``"secret"``, ``"client-address"``, ``"request-id"`` or None."""
     lowered = name.lower()
-    if lowered in SECRET_HEADERS or (
-        "ratelimit" not in lowered and SECRET_HEADER_WORDS.search(lowered)
-    ):
+    if is_secret_header(lowered):
         return "secret"
     if lowered in CLIENT_ADDRESS_HEADERS:
         return "client-address"
@@ -165,7 +185,9 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
     for rule in rules:
         for m in rule.pattern.finditer(text):
             start, end = m.span(rule.group)
-            if end > start:
+            # A placeholder left by an earlier pass (``?key=[query-secret***]``)
+            # is not a secret: rewriting stays idempotent, the leak scan quiet.
+            if end > start and not is_placeholder(text[start:end]):
                 found.append(SecretMatch(start, end, rule.name))
     if not found:
         return []
