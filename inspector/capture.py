@@ -229,6 +229,24 @@ def _open_regular_file(path: str | Path, name: str, limit: int) -> IO[bytes]:
     return os.fdopen(fd, "rb")
 
 
+def _foreign_recording(body: bytes, path: str) -> Recording | None:
+    """A VCR cassette or HAR log, converted by :mod:`inspector.interop`; None for anything else.
+
+    The converter is imported only when the first bytes look like one, so
+    reading a capture or an SSE body costs nothing more.
+    """
+    from .interop.sniff import sniff_format
+
+    if sniff_format(body[:_HEAD_BYTES]) is None:
+        return None
+    from .interop import InteropError, recording_from
+
+    try:
+        return recording_from(body, path)
+    except InteropError as exc:
+        raise UnreadableInput(str(exc)) from None
+
+
 def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording:
     try:
         head = file.read(_HEAD_BYTES)
@@ -238,6 +256,9 @@ def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording
                 raise UnreadableInput(
                     f"{name}: more than {_sizeof(limit)}, the most this inspector reads"
                 )
+            foreign = _foreign_recording(body, path)
+            if foreign is not None:
+                return foreign
             return Recording(
                 path, "raw", chunks=[(0.0, body)] if body else [], end=TransportEnd("eof")
             )

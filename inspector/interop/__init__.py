@@ -33,6 +33,7 @@ __all__ = [
     "parse_foreign",
     "read_bytes",
     "read_file",
+    "recording_from",
     "sniff_format",
 ]
 
@@ -102,15 +103,22 @@ def read_file(path: str | Path) -> Imported:
 def _first(result: Imported) -> Recording:
     if result.recordings:
         return result.recordings[0][1]
-    why = (
-        result.problems[0]
-        if result.problems
-        else (
-            f"{result.path}: no streaming interaction in this {result.fmt.upper()} file "
-            f"({len(result.skipped)} other interaction(s))"
-        )
+    if result.problems:
+        raise InteropError(result.problems[0])
+    what = "entry" if result.fmt == "har" else "interaction"
+    raise InteropError(
+        f"{result.path}: no streamed response in this {result.fmt.upper()} file "
+        f"({len(result.skipped)} other {what}(s)); nothing to open"
     )
-    return Recording(result.path, "raw", problems=[why])
+
+
+def recording_from(raw: bytes, path: str) -> Recording:
+    """The first streaming exchange of a cassette or HAR log in memory.
+
+    Raises :class:`InteropError` when there is none or the file cannot be
+    read; ``inspector import`` writes every streaming exchange.
+    """
+    return _first(read_bytes(raw, path))
 
 
 def load_foreign(path: str | Path) -> Recording:
@@ -129,6 +137,6 @@ def load_foreign(path: str | Path) -> Recording:
 def parse_foreign(raw: bytes, path: str = "<bytes>") -> Recording:
     """:func:`load_foreign` for bytes already in memory (stdin, say)."""
     try:
-        return _first(read_bytes(raw, path))
+        return recording_from(raw, path)
     except InteropError as exc:
         return Recording(path, "raw", problems=[str(exc)])
