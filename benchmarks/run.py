@@ -276,14 +276,14 @@ def render(report: Report) -> str:
     return "\n".join(lines)
 
 
-def write_doc(markdown: str, doc: Path = DOC) -> None:
-    """Put ``markdown`` between the result markers of ``doc``."""
-    text = doc.read_text("utf-8") if doc.exists() else f"# Performance\n\n{START}\n{END}\n"
-    if START not in text or END not in text:
-        text = text.rstrip("\n") + f"\n\n{START}\n{END}\n"
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    doc.write_text(f"{head}{START}\n{markdown}\n{END}{tail}", "utf-8")
+def write_doc(markdown: str, doc: Path = DOC, start: str = START, end: str = END) -> None:
+    """Put ``markdown`` between the ``start`` and ``end`` markers of ``doc``."""
+    text = doc.read_text("utf-8") if doc.exists() else f"# Performance\n\n{start}\n{end}\n"
+    if start not in text or end not in text:
+        text = text.rstrip("\n") + f"\n\n{start}\n{end}\n"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    doc.write_text(f"{head}{start}\n{markdown}\n{end}{tail}", "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

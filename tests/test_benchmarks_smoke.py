@@ -6,6 +6,7 @@ is checked in test_trace_storage.py.)
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,53 @@ def test_a_capture_written_for_the_memory_benchmark_loads_whole(tmp_path: Path) 
     body = write_capture(path, 50)
     recording = load_recording(path)
     assert recording.problems == [] and recording.body == body and len(recording.chunks) == 50
+
+
+def test_the_sdk_loop_script_counts_every_event_of_a_raw_file_and_of_its_capture(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("openai")
+    from benchmarks import sdk_loop
+    from benchmarks.process import write_inputs
+
+    raw, capture, nbytes, frames = write_inputs(tmp_path, TINY)
+    assert nbytes == raw.stat().st_size and frames > 50
+    assert load_recording(capture).body == raw.read_bytes()
+    assert sdk_loop.main(str(raw)) == frames
+    assert sdk_loop.main(str(capture)) == frames
+
+
+def test_a_timed_process_reports_its_status_and_a_plausible_peak(tmp_path: Path) -> None:
+    from benchmarks.process import time_process
+
+    ok = time_process([sys.executable, "-c", "x = bytearray(64_000_000)"])
+    assert ok.status == 0 and ok.wall > 0 and ok.cpu > 0
+    assert 64_000_000 <= ok.max_rss < 1_000_000_000
+    failed = time_process([sys.executable, "-c", "raise SystemExit(3)"])
+    assert failed.status == 3
+
+
+def test_the_process_benchmark_times_the_commands_and_renders_targets(tmp_path: Path) -> None:
+    pytest.importorskip("openai")
+    from benchmarks.process import BASELINE, ROOT, measure, render, targets, time_process
+
+    report = measure(tmp_path, TINY, rounds=1, only={"check", "events"}, startup=False)
+    assert set(report.runs) == {
+        (name, kind)
+        for name in (BASELINE, "inspector check", "inspector events")
+        for kind in ("raw", "capture")
+    }
+    assert all(run.ok and run.wall > 0 for run in report.runs.values())
+    report.command = "test"
+    text = render(report)
+    assert "| inspector check | raw .sse |" in text and "### Targets" in text
+    assert [name for name, _, _ in targets(report)] == [
+        "`inspector check` ≥ 2× the SDK loop, whole process (raw .sse)",
+        "`inspector events` ≥ 2× the SDK loop, whole process (raw .sse)",
+        "`inspector check` ≥ 2× the SDK loop, whole process (capture)",
+        "`inspector events` ≥ 2× the SDK loop, whole process (capture)",
+    ]
+    # The TUI row's driver opens the app headless and exits at its first paint.
+    raw = tmp_path / "openai-chat.sse"
+    paint = time_process([sys.executable, "-m", "benchmarks.first_paint", str(raw)], cwd=ROOT)
+    assert paint.status == 0

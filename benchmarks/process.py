@@ -1,0 +1,412 @@
+"""Whole-process benchmark: the commands as a user runs them, against the openai SDK loop.
+
+    python -m benchmarks.process            # 30 MB files, 5 rounds; rewrites its part of the doc
+    python -m benchmarks.process --quick    # 4 MB files, 3 rounds; prints only
+
+``benchmarks.run`` measures the pipeline inside one process. A user runs
+commands: start-up, reading the file, output and exit all count. Here every
+candidate is a fresh process on the same file, timed from start to exit:
+
+- ``inspector check FILE``, ``inspector events FILE > /dev/null``,
+  ``inspector export FILE -o DIR`` (the installed console script);
+- the TUI opened on the file until its first paint
+  (``python -m benchmarks.first_paint FILE``: ``inspector open`` headless,
+  exiting at the first paint — see that module);
+- the baseline, ``python benchmarks/sdk_loop.py FILE``: the openai SDK's SSE
+  decoder and ``json.loads`` of every event, the loop a script using the SDK
+  runs over the same bytes.
+
+Each runs on a raw ``.sse`` file and on a capture (``.jsonl``, one chunk per
+frame, as live mode records a stream that arrives event by event) of the same
+OpenAI-Chat stream. Rounds are interleaved (one run of every candidate on
+every file, then the next round) and the tables show medians: wall time
+(what the targets use) and CPU time (user + system, from ``wait4``, which
+leaves out time other processes held the CPU on a shared machine), and each
+process's peak resident set (GNU ``time``'s ``%M``, see :func:`time_process`).
+Start-up is every subcommand on a small file (a 3 KB stream), or ``--help``
+for those that need a network or a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from inspector.capture import CAPTURE_FORMAT, CAPTURE_VERSION, chunk_record
+
+from .run import DOC, ROOT, write_doc
+from .streams import frames_in, stream_of_size
+
+__all__ = [
+    "Run",
+    "Sample",
+    "main",
+    "measure",
+    "render",
+    "targets",
+    "time_process",
+    "write_inputs",
+]
+
+MB = 1_000_000
+FULL_SIZE = 30 * MB
+QUICK_SIZE = 4 * MB
+START, END = "<!-- process:start -->", "<!-- process:end -->"
+BASELINE = "openai SDK loop"
+#: Commands that run on a small file in the start-up table; the others get --help.
+RUN_ON_FILE = ("check", "events", "frames", "export")
+GNU_TIME = Path("/usr/bin/time")
+
+
+@dataclass
+class Sample:
+    """One finished process."""
+
+    wall: float  # seconds, start to exit
+    cpu: float  # user + system seconds
+    max_rss: int  # bytes
+    status: int
+
+
+@dataclass
+class Run:
+    """Every run of one candidate on one input."""
+
+    name: str
+    input: str
+    samples: list[Sample] = field(default_factory=list)
+
+    @property
+    def wall(self) -> float:
+        """Median wall seconds."""
+        return statistics.median(s.wall for s in self.samples)
+
+    @property
+    def cpu(self) -> float:
+        """Median CPU seconds (user + system)."""
+        return statistics.median(s.cpu for s in self.samples)
+
+    @property
+    def max_rss(self) -> int:
+        """The largest peak resident set of any run, in bytes."""
+        return max(s.max_rss for s in self.samples)
+
+    @property
+    def ok(self) -> bool:
+        """Every run exited with status 0."""
+        return all(s.status == 0 for s in self.samples)
+
+
+@dataclass
+class Report:
+    """Everything one run of the benchmark measured."""
+
+    command: str
+    rounds: int
+    stream_bytes: int
+    frames: int
+    runs: dict[tuple[str, str], Run] = field(default_factory=dict)
+    startup: dict[str, Run] = field(default_factory=dict)
+
+    def run(self, name: str, input_kind: str) -> Run:
+        """The runs of ``name`` on the ``raw`` or ``capture`` input."""
+        return self.runs[(name, input_kind)]
+
+
+def time_process(argv: Sequence[str], cwd: Path | None = None, timeout: float = 600) -> Sample:
+    """Run ``argv`` with stdout to /dev/null; its wall time, CPU time and peak RSS.
+
+    The peak resident set comes from GNU ``time -f %M`` when it is installed:
+    a child's ``ru_maxrss`` as ``wait4`` reports it also counts the parent's
+    pages at the fork (Linux carries the high-water mark across fork + exec),
+    which would put this benchmark's own size into every row; ``time`` is small.
+    """
+    rss_file = None
+    if GNU_TIME.exists():
+        handle, name = tempfile.mkstemp(prefix="rss-")
+        os.close(handle)
+        rss_file = Path(name)
+        argv = [str(GNU_TIME), "-f", "%M", "-o", name, *argv]
+    with open(os.devnull, "wb") as devnull, tempfile.TemporaryFile() as errors:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=devnull, stderr=errors, cwd=cwd)
+        deadline = started + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                process.kill()
+                pid, status, usage = os.wait4(process.pid, 0)
+                break
+            time.sleep(0.001)
+        wall = time.perf_counter() - started
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        message = errors.read().decode("utf-8", "replace").strip().splitlines()
+    max_rss = usage.ru_maxrss * 1024
+    if rss_file is not None:
+        text = rss_file.read_text().split()
+        rss_file.unlink()
+        max_rss = int(text[-1]) * 1024 if text and text[-1].isdigit() else 0
+    if code != 0:
+        print(f"  exit {code}: {' '.join(argv[-3:])}: {message[-1:]}", file=sys.stderr)
+    return Sample(wall, usage.ru_utime + usage.ru_stime, max_rss, code)
+
+
+def inspector_command() -> list[str]:
+    """The installed ``inspector`` console script next to this interpreter, else ``-m``."""
+    script = Path(sys.executable).with_name("inspector")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "inspector"]
+
+
+def write_inputs(directory: Path, size: int) -> tuple[Path, Path, int, int]:
+    """The raw ``.sse`` file and a capture of the same stream; (raw, capture, bytes, frames)."""
+    body = stream_of_size("openai-chat", size)
+    raw = directory / "openai-chat.sse"
+    raw.write_bytes(body)
+    events = [event + b"\n\n" for event in body.split(b"\n\n")[:-1]]
+    capture = directory / "openai-chat.jsonl"
+    header = {"type": "header", "format": CAPTURE_FORMAT, "version": CAPTURE_VERSION,
+              "provider": "openai-chat", "endpoint": "benchmark"}  # fmt: skip
+    with capture.open("wb") as file:
+        file.write(orjson.dumps(header) + b"\n")
+        for i, event in enumerate(events):
+            file.write(orjson.dumps(chunk_record(i * 0.001, event)) + b"\n")
+        end = {"type": "end", "t": round(len(events) * 0.001, 6), "reason": "eof", "error": None}
+        file.write(orjson.dumps(end) + b"\n")
+    return raw, capture, len(body), frames_in(body)
+
+
+def candidates(path: Path, out: Path) -> dict[str, list[str]]:
+    """Name -> argv of every process timed on ``path`` (``out``: a fresh export directory)."""
+    inspector = inspector_command()
+    python = sys.executable
+    return {
+        BASELINE: [python, str(ROOT / "benchmarks" / "sdk_loop.py"), str(path)],
+        "inspector check": [*inspector, "check", str(path)],
+        "inspector events": [*inspector, "events", str(path)],
+        "inspector export": [*inspector, "export", str(path), "-o", str(out)],
+        "TUI first paint": [python, "-m", "benchmarks.first_paint", str(path)],
+    }
+
+
+def startup_commands(tiny: Path, out: Path) -> dict[str, list[str]]:
+    """Every subcommand on a small file, or with ``--help``; and a bare interpreter."""
+    from inspector.cli import COMMANDS
+
+    inspector = inspector_command()
+    commands = {"python -c pass (the floor)": [sys.executable, "-c", "pass"]}
+    for name in COMMANDS:
+        if name == "export":
+            commands["inspector export"] = [*inspector, "export", str(tiny), "-o", str(out)]
+        elif name in RUN_ON_FILE:
+            commands[f"inspector {name}"] = [*inspector, name, str(tiny)]
+        else:
+            commands[f"inspector {name} --help"] = [*inspector, name, "--help"]
+    return commands
+
+
+def measure(
+    directory: Path,
+    size: int,
+    rounds: int,
+    only: set[str] | None = None,
+    timeout: float = 600,
+    startup: bool = True,
+) -> Report:
+    """Write the inputs into ``directory`` and time every candidate, interleaved.
+
+    ``only`` names the commands to time besides the baseline (``check``,
+    ``events``, ``export``, ``paint``; default all); ``startup`` adds the
+    start-up table.
+    """
+    raw, capture, nbytes, frames = write_inputs(directory, size)
+    tiny = directory / "tiny.sse"
+    tiny.write_bytes(stream_of_size("openai-chat", 1))
+    report = Report(command="", rounds=rounds, stream_bytes=nbytes, frames=frames)
+    inputs = {"raw": raw, "capture": capture}
+    env_root = directory / "out"
+    for round_no in range(rounds):
+        print(f"round {round_no + 1}/{rounds} …", file=sys.stderr)
+        for kind, path in inputs.items():
+            out = env_root / f"{kind}-{round_no}"
+            for name, argv in candidates(path, out).items():
+                if only is not None and name != BASELINE and name.split()[-1] not in only:
+                    continue
+                run = report.runs.setdefault((name, kind), Run(name, kind))
+                run.samples.append(time_process(argv, cwd=ROOT, timeout=timeout))
+            shutil.rmtree(out, ignore_errors=True)
+        if not startup:
+            continue
+        out = env_root / f"startup-{round_no}"
+        for name, argv in startup_commands(tiny, out).items():
+            run = report.startup.setdefault(name, Run(name, "tiny"))
+            run.samples.append(time_process(argv, cwd=ROOT, timeout=timeout))
+        shutil.rmtree(out, ignore_errors=True)
+    return report
+
+
+# -- the tables ----------------------------------------------------------------
+
+#: name -> (how many times faster than the baseline it must be, or None: no ratio target)
+SPEED_TARGETS: dict[str, float | None] = {
+    "inspector check": 2.0,
+    "inspector events": 2.0,
+    "inspector export": None,
+    "TUI first paint": None,
+}
+EXPORT_MB_PER_S = 10.0
+EXPORT_MEMORY = 4.0
+FIRST_PAINT_SECONDS = 2.0
+STARTUP_SECONDS = 0.150
+
+
+def targets(report: Report) -> list[tuple[str, str, bool]]:
+    """``(target, measured, met)`` for every target the report covers."""
+    out: list[tuple[str, str, bool]] = []
+    for kind in ("raw", "capture"):
+        if (BASELINE, kind) not in report.runs:
+            continue
+        base = report.run(BASELINE, kind)
+        where = "raw .sse" if kind == "raw" else "capture"
+        for name, ratio in SPEED_TARGETS.items():
+            if (name, kind) not in report.runs:
+                continue
+            run = report.run(name, kind)
+            if ratio is not None:
+                got = base.wall / run.wall
+                out.append(
+                    (f"`{name}` ≥ {ratio:g}× the SDK loop, whole process ({where})",
+                     f"{got:.2f}×", run.ok and got >= ratio)
+                )  # fmt: skip
+            elif name == "inspector export":
+                speed = report.stream_bytes / run.wall / MB
+                memory = run.max_rss / report.stream_bytes
+                out.append(
+                    (f"`inspector export` ≥ {EXPORT_MB_PER_S:g} MB/s ({where})",
+                     f"{speed:.1f} MB/s", run.ok and speed >= EXPORT_MB_PER_S)
+                )  # fmt: skip
+                out.append(
+                    (f"`inspector export` peak RSS ≤ {EXPORT_MEMORY:g}× the stream ({where})",
+                     f"{memory:.2f}×", run.ok and memory <= EXPORT_MEMORY)
+                )  # fmt: skip
+            else:
+                out.append(
+                    (f"TUI open → first paint < {FIRST_PAINT_SECONDS:g} s ({where})",
+                     f"{run.wall:.2f} s", run.ok and run.wall < FIRST_PAINT_SECONDS)
+                )  # fmt: skip
+    slowest = [run for name, run in report.startup.items() if name.startswith("inspector")]
+    if slowest:
+        worst = max(slowest, key=lambda run: run.wall)
+        out.append(
+            (f"start-up of every CLI command < {STARTUP_SECONDS * 1000:.0f} ms",
+             f"{worst.wall * 1000:.0f} ms (`{worst.name}`)",
+             all(r.ok for r in slowest) and worst.wall < STARTUP_SECONDS)
+        )  # fmt: skip
+    return out
+
+
+def render(report: Report) -> str:
+    """The results as Markdown."""
+    lines = [
+        f"Command: `{report.command}` — {datetime.date.today().isoformat()}, "
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f} at the end; medians of {report.rounds} "
+        "interleaved rounds.",
+        "",
+    ]
+    if report.runs:
+        lines += [
+            f"### Commands on a {report.stream_bytes / MB:.1f} MB OpenAI-Chat stream "
+            f"({report.frames:,} events)",
+            "",
+            "| command | input | wall s | CPU s | MB/s | peak RSS MB "
+            "| × SDK loop (wall) | × SDK loop (CPU) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for kind in ("raw", "capture"):
+            base = report.runs.get((BASELINE, kind))
+            for (name, run_kind), run in report.runs.items():
+                if run_kind != kind:
+                    continue
+                ratio = cpu_ratio = "—"
+                if base is not None and name != BASELINE:
+                    ratio = f"{base.wall / run.wall:.2f}×"
+                    cpu_ratio = f"{base.cpu / run.cpu:.2f}×"
+                failed = "" if run.ok else " (**failed**)"
+                lines.append(
+                    f"| {name}{failed} | {'raw .sse' if kind == 'raw' else 'capture .jsonl'} "
+                    f"| {run.wall:.2f} | {run.cpu:.2f} | {report.stream_bytes / run.wall / MB:.1f} "
+                    f"| {run.max_rss / MB:.0f} | {ratio} | {cpu_ratio} |"
+                )
+        lines.append("")
+    if report.startup:
+        lines += [
+            "### Start-up (a 3 KB stream, or `--help`)",
+            "",
+            "| command | wall ms | CPU ms | peak RSS MB |",
+            "|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| `{name}`{'' if run.ok else ' (**failed**)'} | {run.wall * 1000:.0f} "
+            f"| {run.cpu * 1000:.0f} | {run.max_rss / MB:.0f} |"
+            for name, run in report.startup.items()
+        ]
+        lines.append("")
+    checks = targets(report)
+    if checks:
+        lines += ["### Targets (whole processes)", "", "| target | measured | met |"]
+        lines += ["|---|---:|:---:|"]
+        lines += [f"| {name} | {got} | {'yes' if ok else '**no**'} |" for name, got, ok in checks]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; exit status 1 when a target is missed."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.process", description=(__doc__ or "").split("\n\n")[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="4 MB, 3 rounds, no doc update")
+    parser.add_argument("--size", type=float, help="stream size in MB (default 30, quick 4)")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5, quick 3)")
+    parser.add_argument(
+        "--only", help="comma-separated commands besides the baseline: check,events,export,paint"
+    )
+    parser.add_argument("--timeout", type=float, default=600, help="seconds before a run is killed")
+    parser.add_argument(
+        "--write", action=argparse.BooleanOptionalAction, default=None,
+        help="update docs/performance.md (default: yes, except with --quick)",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    size = int(args.size * MB) if args.size else (QUICK_SIZE if args.quick else FULL_SIZE)
+    rounds = args.rounds or (3 if args.quick else 5)
+    only = set(args.only.split(",")) if args.only else None
+    with tempfile.TemporaryDirectory(prefix="inspector-process-") as directory:
+        report = measure(Path(directory), size, rounds, only, args.timeout)
+    command = "python -m benchmarks.process " + " ".join(argv if argv is not None else sys.argv[1:])
+    report.command = command.strip()
+    markdown = render(report)
+    print(markdown)
+    if args.write if args.write is not None else not args.quick:
+        write_doc(markdown, DOC, START, END)
+        print(f"updated {DOC.relative_to(ROOT)}", file=sys.stderr)
+    return 0 if all(ok for _, _, ok in targets(report)) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
