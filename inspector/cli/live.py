@@ -6,8 +6,9 @@ import argparse
 from typing import Any
 
 from ..live.headless import exit_code as stream_exit_code
-from ..live.headless import summary_line
+from ..live.headless import problem_line, secret_warnings, summary_line
 from ..live.options import UsageError, add_live_arguments, feed_from_args
+from ..terminal import escape_controls
 from .common import EXIT_USAGE, error
 
 
@@ -32,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         feed = feed_from_args(args)
     except UsageError as exc:
-        error(str(exc))
+        error(escape_controls(exc))
         return EXIT_USAGE
+    for warning in secret_warnings(feed):
+        error(warning)
     from ..tui import run_app  # Textual loads only when the TUI is used
 
     try:
@@ -41,5 +44,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         # Quitting mid-stream cancels the feed; make sure the capture says so.
         feed.settle_cancelled()
+    problem = problem_line(feed)
+    if problem is not None:
+        error(problem)
     print(summary_line(feed), flush=True)
-    return stream_exit_code(feed.trace)
+    return stream_exit_code(feed.trace, capped=feed.capped)

@@ -7,8 +7,9 @@ import asyncio
 from typing import Any
 
 from ..live.headless import exit_code as stream_exit_code
-from ..live.headless import record, summary_line
+from ..live.headless import problem_line, record, secret_warnings, summary_line
 from ..live.options import UsageError, add_live_arguments, feed_from_args
+from ..terminal import escape_controls, safe_path
 from .common import EXIT_USAGE, error
 
 
@@ -34,17 +35,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         feed = feed_from_args(args)
     except UsageError as exc:
-        error(str(exc))
+        error(escape_controls(exc))
         return EXIT_USAGE
+    for warning in secret_warnings(feed):
+        error(warning)
     try:
         trace = asyncio.run(record(feed))
     except OSError as exc:
-        error(f"{feed.sink.path}: cannot write the capture ({exc.strerror or exc})")
+        path = safe_path(feed.sink.path or "")
+        error(f"{path}: cannot write the capture ({escape_controls(exc.strerror or exc)})")
         return EXIT_USAGE
-    terminal = trace.terminal_event
-    if terminal is not None and terminal["type"] == "stream.error":
-        err = terminal["error"]
-        retry = ", retryable" if err["retryable"] else ""
-        error(f"{trace.state} ({err['category']}{retry}): {err['message']}")
+    problem = problem_line(feed)
+    if problem is not None:
+        error(problem)
     print(summary_line(feed), flush=True)
-    return stream_exit_code(trace)
+    return stream_exit_code(trace, capped=feed.capped)

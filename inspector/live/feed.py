@@ -41,7 +41,8 @@ from ..core.normalizer import Normalizer
 from ..core.trace import Trace, TransportEnd
 from .providers import LiveRequest
 from .recorder import CaptureSink
-from .secrets import is_loopback_url, is_secret_header, redact_headers, redact_url, redacted
+from .scrub import SecretScrubber
+from .secrets import is_loopback_url, is_secret_header, redact_headers, redact_url, url_secrets
 from .transport import make_client, transport_end
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "DEFAULT_TRANSPORT_TIMEOUT",
     "MAX_ERROR_BODY",
     "LiveFeed",
+    "format_size",
 ]
 
 #: Seconds. Reasoning models may think silently for a long time, so both are generous.
@@ -68,13 +70,23 @@ Notify = Callable[[], None]
 
 
 def _request_secrets(request: LiveRequest, api_key: str | None) -> tuple[str, ...]:
-    """Every secret the request carries: the key, and each secret header's value."""
+    """Every secret the request carries: the key, each secret header's value, and
+    the URL's credentials (userinfo, ``key=``-like query parameters)."""
     found: list[str] = [api_key] if api_key else []
     for name, value in request.headers.items():
-        if is_secret_header(name) and value:
+        if is_secret_header(name) and value.strip():
             found.append(value)
             found.append(value.split()[-1])  # "Bearer sk-…" -> also "sk-…" alone
+    found += url_secrets(request.url)
     return tuple(found)
+
+
+def format_size(size: int) -> str:
+    """``268435456`` -> ``256 MiB`` (for messages about byte limits)."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} bytes"
 
 
 class LiveFeed:
@@ -90,12 +102,20 @@ class LiveFeed:
         progress_timeout: float | None = DEFAULT_PROGRESS_TIMEOUT,
         after_terminal_grace: float = AFTER_TERMINAL_GRACE,
         stream_id: str | None = None,
+        max_bytes: int | None = None,
     ) -> None:
         self.request = request
+        #: Stop once this many bytes have been received (None: no cap).
+        self.max_bytes = max_bytes or None
+        #: Whether the stream was stopped by :attr:`max_bytes`.
+        self.capped = False
+        self.received = 0  # bytes from the network, before scrubbing
         self.after_terminal_grace = after_terminal_grace
         self.transport_timeout = transport_timeout
         self.progress_timeout = progress_timeout or None  # 0 turns the clock off
-        self._secrets = _request_secrets(request, api_key)
+        # Everything written or shown passes through it: the key never leaves
+        # this object, whatever encoding a server echoes it in.
+        self.scrubber = SecretScrubber(_request_secrets(request, api_key))
         self.sink = CaptureSink(capture)
         safe_url = self._safe(redact_url(request.url))
         self.exchange: dict[str, Any] = {
@@ -224,6 +244,8 @@ class LiveFeed:
                 async for data in response.aiter_bytes():
                     self._receive(data)
                     notify()
+                    if self._over_cap():
+                        return self._capped()
                     if self._progressed():
                         clock.reschedule(self._progress_deadline())
                     if self.normalizer.machine.terminal and not after_terminal:
@@ -250,6 +272,8 @@ class LiveFeed:
         # all (bounded), then let the adapter classify it.
         async for data in response.aiter_bytes():
             self._receive_error_chunk(data)
+            if self._over_cap():
+                return self._capped()
             if self._error_bytes >= MAX_ERROR_BODY:
                 why = f"the error body is longer than {MAX_ERROR_BODY} bytes; stopped reading"
                 return TransportEnd("cancelled", self._now(), why)
@@ -258,19 +282,49 @@ class LiveFeed:
     # -- per chunk -----------------------------------------------------------
 
     def _receive(self, data: bytes) -> None:
-        t = self._now()
-        self._timing("first_byte", t)
-        self.exchange["timings"]["last_byte"] = round(t, 6)
-        self.sink.chunk(t, data)
-        self.normalizer.feed(data, t)
+        t = self._arrived(data)
+        clean = self.scrubber.feed(data)
+        if clean:
+            self.sink.chunk(t, clean)
+            self.normalizer.feed(clean, t)
 
     def _receive_error_chunk(self, data: bytes) -> None:
+        t = self._arrived(data)
+        clean = self.scrubber.feed(data)
+        if clean:
+            self.sink.chunk(t, clean)
+            self.normalizer.receive_error_body(clean, t)
+        self._error_bytes += len(data)
+
+    def _arrived(self, data: bytes) -> float:
         t = self._now()
         self._timing("first_byte", t)
         self.exchange["timings"]["last_byte"] = round(t, 6)
-        self.sink.chunk(t, data)
-        self.normalizer.receive_error_body(data, t)
-        self._error_bytes += len(data)
+        self.received += len(data)
+        return t
+
+    def _release_held(self, time: float) -> None:
+        """The end: bytes the scrubber held back (a possible key's start) go out now."""
+        rest = self.scrubber.flush()
+        if not rest:
+            return
+        self.sink.chunk(time, rest)
+        if self._status is not None and self._status >= 400:
+            self.normalizer.receive_error_body(rest, time)
+        elif not self.normalizer.finished:
+            self.normalizer.feed(rest, time)
+
+    def _over_cap(self) -> bool:
+        return self.max_bytes is not None and self.received >= self.max_bytes
+
+    def _capped(self) -> TransportEnd:
+        self.capped = True
+        assert self.max_bytes is not None
+        why = (
+            f"stopped at the --max-bytes cap ({format_size(self.max_bytes)}, "
+            f"{self.received} bytes received); everything received is kept"
+        )
+        return TransportEnd("cancelled", self._now(), why)
 
     def _progressed(self) -> bool:
         """Whether a meaningful event arrived since the last call."""
@@ -283,7 +337,7 @@ class LiveFeed:
             if kind == "block.delta" and "first_content" not in self.exchange["timings"]:
                 # When the frame carrying it arrived, not when we looked.
                 frame = trace.event_frame[index]
-                self._timing("first_content", trace.frames[frame].time if frame >= 0 else None)
+                self._timing("first_content", trace.frames.time_of(frame) if frame >= 0 else None)
         self._checked_events = len(trace.events)
         return progressed
 
@@ -295,6 +349,7 @@ class LiveFeed:
             return
         self._settled = True
         end = TransportEnd(end.reason, end.time, self._safe(end.error))
+        self._release_held(end.time if end.time is not None else self._now())
         if self._status is not None and self._status >= 400 and not self.normalizer.finished:
             self.normalizer.fail_http(self._status)
         if self.normalizer.finished:
@@ -325,4 +380,12 @@ class LiveFeed:
             timings[name] = round(self._now() if value is None else value, 6)
 
     def _safe(self, value: Any) -> Any:
-        return redacted(value, *self._secrets)
+        """``value`` (any JSON-like structure) with every spelling of every secret replaced."""
+        scrub = self.scrubber.scrub_text
+        if isinstance(value, str):
+            return scrub(value)
+        if isinstance(value, dict):
+            return {scrub(str(k)): self._safe(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._safe(v) for v in value]
+        return value

@@ -14,9 +14,18 @@ from collections.abc import Iterator
 from typing import Final
 
 from ..core.trace import Trace
+from ..terminal import escape_controls, safe_path
 from .feed import LiveFeed
 
-__all__ = ["EXIT_CANCELLED", "EXIT_CODES", "exit_code", "record", "summary_line"]
+__all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_CODES",
+    "exit_code",
+    "problem_line",
+    "record",
+    "secret_warnings",
+    "summary_line",
+]
 
 EXIT_CANCELLED: Final = 130
 
@@ -25,8 +34,11 @@ EXIT_CANCELLED: Final = 130
 EXIT_CODES: Final[dict[str, int]] = {"completed": 0, "failed": 1, "interrupted": 1}
 
 
-def exit_code(trace: Trace) -> int:
-    """0 completed; 1 failed or interrupted; 130 cancelled by the user."""
+def exit_code(trace: Trace, *, capped: bool = False) -> int:
+    """0 completed; 1 failed or interrupted (or stopped by ``--max-bytes``: ``capped``);
+    130 cancelled by the user."""
+    if capped:
+        return 1
     terminal = trace.terminal_event
     if (
         terminal is not None
@@ -42,12 +54,15 @@ def _outcome(trace: Trace) -> str:
     if terminal is None:
         return trace.state
     if terminal["type"] == "stream.done":
-        return f"{trace.state} ({terminal['finish_reason']})"
-    return f"{trace.state} ({terminal['error']['category']})"
+        return f"{trace.state} ({escape_controls(terminal['finish_reason'])})"
+    return f"{trace.state} ({escape_controls(terminal['error']['category'])})"
 
 
 def summary_line(feed: LiveFeed) -> str:
-    """One line: outcome, sizes, HTTP status, timings, where the capture is."""
+    """One line: outcome, sizes, HTTP status, timings, where the capture is.
+
+    Everything from the server (a header value) is escaped: it goes to a terminal.
+    """
     trace = feed.trace
     response = feed.exchange.get("response") or {}
     timings = feed.exchange.get("timings") or {}
@@ -60,13 +75,42 @@ def summary_line(feed: LiveFeed) -> str:
     ]
     retry_after = (response.get("headers") or {}).get("retry-after")
     if retry_after:
-        parts.append(f"retry-after={retry_after}")
+        parts.append(f"retry-after={escape_controls(retry_after)}")
     for name in ("first_content", "last_byte"):
         if name in timings:
             parts.append(f"{name}={timings[name]:.3f}s")
     if feed.sink.path is not None:
-        parts.append(f"capture={feed.sink.path}")
+        parts.append(f"capture={safe_path(feed.sink.path)}")
     return " ".join(parts)
+
+
+def problem_line(feed: LiveFeed) -> str | None:
+    """The stderr line for a stream that did not complete (None when it did).
+
+    The message comes from the server (an error body) and is escaped.
+    """
+    trace = feed.trace
+    terminal = trace.terminal_event
+    if feed.capped and feed.max_bytes is not None:
+        return (
+            f"stopped: {feed.received} bytes received, the --max-bytes cap is "
+            f"{feed.max_bytes}; the capture keeps everything received (raise --max-bytes, "
+            "or 0 for no cap)"
+        )
+    if terminal is None or terminal["type"] != "stream.error":
+        return None
+    err = terminal["error"]
+    retry = ", retryable" if err["retryable"] else ""
+    return escape_controls(f"{trace.state} ({err['category']}{retry}): {err['message']}")
+
+
+def secret_warnings(feed: LiveFeed) -> list[str]:
+    """Warnings for credentials too short to scrub from the response safely."""
+    return [
+        f"warning: a credential of {len(secret)} characters is too short to scrub from "
+        "what the server sends back (it is still kept out of the request recorded)"
+        for secret in feed.scrubber.refused
+    ]
 
 
 @contextlib.contextmanager

@@ -14,16 +14,27 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 import orjson
 
+from ..terminal import escape_char, escape_controls
 from .feed import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT, LiveFeed
 from .providers import PROVIDER_SPECS, RequestError, build_request
 from .recorder import check_writable
 from .secrets import MissingKey, resolve_key
 
-__all__ = ["UsageError", "add_live_arguments", "default_capture_path", "feed_from_args"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "UsageError",
+    "add_live_arguments",
+    "check_base_url",
+    "default_capture_path",
+    "feed_from_args",
+    "parse_header",
+    "parse_size",
+]
 
 
 class UsageError(ValueError):
@@ -43,6 +54,25 @@ def _seconds(text: str, *, allow_zero: bool = True) -> float:
 
 def _positive_seconds(text: str) -> float:
     return _seconds(text, allow_zero=False)
+
+
+#: ``--max-bytes`` suffixes (binary: ``64M`` is 64 MiB).
+_SIZE_UNITS: Final = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
+                      "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+                      "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}  # fmt: skip
+_SIZE: Final = re.compile(r"([0-9]+)\s*([A-Za-z]*)", re.ASCII)
+DEFAULT_MAX_BYTES: Final = 256 << 20
+
+
+def parse_size(text: str) -> int:
+    """``64M`` -> 67108864; ``0`` (no cap) and plain byte counts too. Binary units."""
+    match = _SIZE.fullmatch(text.strip())
+    unit = _SIZE_UNITS.get(match.group(2).lower()) if match else None
+    if match is None or unit is None:
+        raise argparse.ArgumentTypeError(
+            f"expected a size such as 65536, 512K, 64M or 2G (0: no cap), got {text!r}"
+        )
+    return int(match.group(1)) * unit
 
 
 def add_live_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,6 +132,14 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
         help="give up when no byte arrives for S seconds (connect and read; default %(default)g)",
     )
     parser.add_argument(
+        "--max-bytes",
+        metavar="SIZE",
+        type=parse_size,
+        default=DEFAULT_MAX_BYTES,
+        help="stop recording after SIZE bytes received, keeping them (K, M, G: KiB, MiB, GiB; "
+        "0: no cap; default 256M)",
+    )
+    parser.add_argument(
         "--progress-timeout",
         metavar="S",
         type=_seconds,
@@ -111,16 +149,52 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_TOKEN: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: Field values: visible ASCII, spaces and tabs (RFC 9110; no CR, LF, NUL or
+#: other controls, which would split or smuggle headers; no non-ASCII, which
+#: HTTP clients encode differently).
+_FIELD_VALUE: Final = re.compile(r"[\t\x20-\x7e]*")
+
+
 def parse_header(text: str) -> tuple[str, str]:
-    """``"Name: value"`` -> ``("Name", "value")``."""
+    """``"Name: value"`` -> ``("Name", "value")``; anything HTTP cannot carry is refused."""
     name, sep, value = text.partition(":")
-    if (
-        not sep
-        or not name.strip()
-        or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip())
-    ):
-        raise UsageError(f"--header {text!r}: expected NAME:VALUE")
+    shown = escape_controls(text)
+    if not sep or not _TOKEN.fullmatch(name.strip()):
+        raise UsageError(f"--header {shown!r}: expected NAME:VALUE (NAME: letters, digits, -)")
+    if not _FIELD_VALUE.fullmatch(value):
+        bad = next(c for c in value if not _FIELD_VALUE.fullmatch(c))
+        raise UsageError(
+            f"--header {escape_controls(name.strip())}: the value contains {escape_char(bad)!r}; "
+            "only printable ASCII, spaces and tabs can be sent"
+        )
     return name.strip(), value.strip()
+
+
+def check_base_url(url: str) -> None:
+    """Raise :class:`UsageError` unless ``url`` is an ``http(s)://host[:port][/path]`` URL."""
+    shown = escape_controls(url)
+    if not url or not _FIELD_VALUE.fullmatch(url) or any(c in url for c in " \t"):
+        raise UsageError(
+            f"--base-url {shown!r}: a URL cannot contain spaces, control or non-ASCII characters "
+            "(percent-encode them)"
+        )
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UsageError(f"--base-url {shown!r}: not a valid URL ({exc})") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise UsageError(
+            f"--base-url {shown!r}: is not an http:// or https:// URL (such as "
+            "http://127.0.0.1:8765)"
+        )
+    if not parts.hostname:
+        raise UsageError(f"--base-url {shown!r}: no host name")
+    if port == 0 or (parts.netloc.rpartition("@")[2].endswith(":")):
+        raise UsageError(f"--base-url {shown!r}: expected a port from 1 to 65535")
+    if parts.fragment:
+        raise UsageError(f"--base-url {shown!r}: a base URL has no #fragment")
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -147,6 +221,8 @@ def feed_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None =
         raise UsageError(f"--request {args.request}: the body must be a JSON object")
     tools = _read_json(args.tools, "--tools") if args.tools is not None else None
     headers = [parse_header(h) for h in args.header]
+    if args.base_url is not None:
+        check_base_url(args.base_url)
     try:
         # Built once without the key to learn the URL, which decides whether a key is needed.
         draft = build_request(
@@ -187,4 +263,5 @@ def feed_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None =
         api_key=key,
         transport_timeout=args.transport_timeout,
         progress_timeout=args.progress_timeout,
+        max_bytes=getattr(args, "max_bytes", DEFAULT_MAX_BYTES) or None,
     )

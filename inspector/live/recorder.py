@@ -1,49 +1,85 @@
 """Writing a live exchange to a capture file while it happens.
 
 The header is written as soon as the response status and headers are known
-(or the request failed without a response), then every chunk as it arrives —
-:class:`~inspector.capture.CaptureWriter` flushes after each record, so the
-file is a readable capture at every moment. When the stream ends, the end
-record says how, and the header is rewritten once with the final timings:
-into a temporary file that atomically replaces the capture, so a crash at any
-point leaves either the old valid file or the new one.
+(or the request failed without a response), then every chunk as it arrives,
+flushed, so the file is a readable capture at every moment and nothing of
+the stream is held in memory. When the stream ends, the end record says how,
+and the header is rewritten once with the final timings.
+
+The output path is never opened by name for writing: the capture is created
+as a new temporary file in the same directory (``O_EXCL``, so nothing planted
+there is followed) and renamed over the path, which replaces a symlink
+planted there instead of writing through it. The final header rewrite copies
+the body from the open file (in blocks, so memory stays bounded) into another
+new temporary file that atomically replaces the capture: a crash at any point
+leaves a valid capture.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Final
 
 import orjson
 
-from ..capture import CaptureWriter
+from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, chunk_record
+from ..terminal import safe_path
 
 __all__ = ["CaptureSink", "check_writable"]
+
+_COPY_BLOCK: Final = 1 << 20
 
 
 def check_writable(path: str | Path) -> str | None:
     """Why ``path`` cannot be written as a capture, or None if it can."""
     target = Path(path)
-    if target.is_dir():
-        return f"{target}: is a directory"
+    shown = safe_path(target)
+    try:
+        info = target.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return f"{shown}: cannot use as the capture ({exc.strerror or exc})"
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            return f"{shown}: is a symbolic link; not following it (remove it or choose another -o)"
+        if stat.S_ISDIR(info.st_mode):
+            return f"{shown}: is a directory, not a regular file"
+        if not stat.S_ISREG(info.st_mode):
+            return f"{shown}: not a regular file (a FIFO, socket or device); choose another -o"
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
-        return f"{target}: the directory {parent} does not exist"
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        return f"{target}: not writable"
+        return f"{shown}: the directory {safe_path(parent)} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{shown}: not writable (the directory {safe_path(parent)} is not writable)"
     return None
 
 
-def rewrite_header(path: Path, changes: dict[str, Any]) -> None:
-    """Update fields of a capture's header line in place, atomically."""
-    raw = path.read_bytes()
-    first, sep, rest = raw.partition(b"\n")
-    header = orjson.loads(first)
-    header.update(changes)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(orjson.dumps(header) + sep + rest)
-    os.replace(temporary, path)
+def _default_mode() -> int:
+    # What open() would create: 0o666 less the umask (mkstemp makes 0o600).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _header_line(header: dict[str, Any]) -> bytes:
+    record: dict[str, Any] = {"type": "header", "format": CAPTURE_FORMAT}
+    record["version"] = CAPTURE_VERSION
+    record.update(header)
+    return orjson.dumps(record) + b"\n"
+
+
+def _new_file_beside(path: Path) -> tuple[IO[bytes], Path]:
+    """A new, empty file in ``path``'s directory, opened for reading and writing."""
+    parent = path.parent if str(path.parent) else Path(".")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=parent)
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, _default_mode())
+    return os.fdopen(fd, "w+b"), Path(name)
 
 
 class CaptureSink:
@@ -55,30 +91,69 @@ class CaptureSink:
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
-        self._writer: CaptureWriter | None = None
+        self._file: IO[bytes] | None = None
+        self._header_size = 0
+        self.closed = False
 
     @property
     def opened(self) -> bool:
         """Whether the header has been written."""
-        return self._writer is not None
+        return self._file is not None or self.closed
 
     def open(self, header: dict[str, Any]) -> None:
-        """Write the header (once)."""
-        if self.path is not None and self._writer is None:
-            self._writer = CaptureWriter(self.path, header)
+        """Write the header (once) to a new file and put it at the path."""
+        if self.path is None or self.opened:
+            return
+        file, temporary = _new_file_beside(self.path)
+        try:
+            line = _header_line(header)
+            file.write(line)
+            file.flush()
+            os.replace(temporary, self.path)
+        except BaseException:
+            file.close()
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise
+        self._file = file
+        self._header_size = len(line)
 
     def chunk(self, time: float, data: bytes) -> None:
-        """Append one chunk as received."""
-        if self._writer is not None:
-            self._writer.chunk(time, data)
+        """Append one chunk as received (written through; nothing is kept)."""
+        if self._file is not None:
+            self._file.write(orjson.dumps(chunk_record(time, data)) + b"\n")
+            self._file.flush()
 
     def close(self, header: dict[str, Any], reason: str, time: float, error: str | None) -> None:
         """Write the end record, then the header's final form (timings)."""
-        if self.path is None:
+        if self.path is None or self.closed:
             return
         self.open(header)  # a request that failed before any response still gets a capture
-        assert self._writer is not None
-        if self._writer.closed:
-            return
-        self._writer.end(reason, time, error)
-        rewrite_header(self.path, header)
+        file = self._file
+        assert file is not None
+        end = {"type": "end", "t": round(time, 6), "reason": reason, "error": error}
+        file.write(orjson.dumps(end) + b"\n")
+        file.flush()
+        self.closed = True
+        self._file = None
+        try:
+            self._rewrite_header(file, header)
+        finally:
+            file.close()
+
+    def _rewrite_header(self, file: IO[bytes], header: dict[str, Any]) -> None:
+        # Copied from our own open file, not re-read by name: whatever is at the
+        # path now, the capture written is the one recorded.
+        assert self.path is not None
+        out, temporary = _new_file_beside(self.path)
+        try:
+            with out:
+                out.write(_header_line(header))
+                file.seek(self._header_size)
+                while block := file.read(_COPY_BLOCK):
+                    out.write(block)
+            os.replace(temporary, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise

@@ -7,7 +7,8 @@ key") in each of these forms and replaces the whole match by a placeholder:
 
 * **raw**, **URL-encoded** (``%XX`` in either case, ``+`` for a space) and
   **JSON-escaped** (``\\uXXXX`` in either case, surrogate pairs, ``\\/`` and
-  the short escapes) — one matcher per secret accepts *each character* in any
+  the short escapes; JSON text inside a JSON string, whose backslashes are
+  escaped again, too) — one matcher per secret accepts *each character* in any
   of these spellings, so a JSON encoder that escapes some characters and not
   others is caught, and so is any mixture;
 * **base64**, standard and URL-safe, at each of the three alignments the
@@ -42,6 +43,9 @@ MIN_SECRET: Final = 8
 PLACEHOLDER: Final = b"[redacted]"
 
 _HEX: Final = "0123456789abcdef"
+#: A JSON escape's backslash, escaped again up to this many levels deep (1, 2, 4, 8 backslashes).
+_MAX_BACKSLASHES: Final = 8
+_BACKSLASHES: Final = r"(?:\\{8}|\\{4}|\\{2}|\\)"
 #: JSON's two-character escapes.
 _JSON_SHORT: Final = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f",
                       "\n": "\\n", "\r": "\\r", "\t": "\\t"}  # fmt: skip
@@ -92,18 +96,20 @@ def _char_forms(char: str) -> tuple[str, set[int], set[int], int]:
     code = ord(char)
     units = [code] if code < 0x10000 else [0xD800 + ((code - 0x10000) >> 10),
                                            0xDC00 + ((code - 0x10000) & 0x3FF)]  # fmt: skip
+    # The backslash may itself be escaped (JSON text inside a JSON string).
     json = ""
     for unit in units:
         pattern, chars, _ = _hex_run(unit, 4)
-        json += re.escape("\\u") + pattern
+        json += _BACKSLASHES + "u" + pattern
         alphabet |= chars
     options.append(json)
     alphabet |= {ord("\\"), ord("u")}
     starts.add(ord("\\"))
-    longest = max(longest, 6 * len(units))
+    longest = max(longest, (_MAX_BACKSLASHES + 5) * len(units))
     if char in _JSON_SHORT:
-        options.append(re.escape(_JSON_SHORT[char]))
+        options.append(_BACKSLASHES + re.escape(_JSON_SHORT[char][1]))
         alphabet |= set(_JSON_SHORT[char].encode())
+        longest = max(longest, _MAX_BACKSLASHES + 1)
     return "(?:" + "|".join(options) + ")", alphabet, starts, longest
 
 

@@ -14,16 +14,18 @@ import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "REDACTED",
     "MissingKey",
     "is_loopback_url",
+    "is_secret_query",
     "redact_headers",
     "redact_url",
     "redacted",
     "resolve_key",
+    "url_secrets",
 ]
 
 REDACTED: Final = "[redacted]"
@@ -40,8 +42,19 @@ _SECRET_WORDS: Final = frozenset(
      "session"}
 )  # fmt: skip
 _WORD_SPLIT: Final = re.compile(r"[-_]")
-#: Query parameters removed from every recorded URL.
+#: Query parameters removed from every recorded URL, by name: any name with
+#: one of these words (``api_key``, ``apiKey``, ``X-Amz-Credential``) ...
+_SECRET_QUERY_WORDS: Final = frozenset({"key", "apikey", "sig", "signature", "auth", "token",
+                                        "secret", "password", "passwd", "pwd", "credential",
+                                        "credentials", "session", "sessionid", "jwt"})  # fmt: skip
+#: ... or containing one of these (``access_token``, ``client_secret``, ``accesskey``).
+_SECRET_QUERY_PARTS: Final = ("secret", "passw", "signature", "credential", "apikey",
+                              "accesskey", "privatekey", "sessionid", "accesstoken",
+                              "authtoken", "apitoken", "refreshtoken", "idtoken")  # fmt: skip
+#: The names the old recorder removed (kept for importers; a subset of the rule above).
 SECRET_QUERY: Final = frozenset({"key", "api_key", "apikey", "access_token", "token"})
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_ALNUM: Final = re.compile(r"[^a-z0-9]+")
 #: Shorter "keys" are not scrubbed from free text: they would match ordinary words.
 _MIN_SCRUB: Final = 8
 
@@ -97,14 +110,46 @@ def resolve_key(
     )
 
 
+def is_secret_query(name: str) -> bool:
+    """Whether a query parameter's value is a credential, judged by its name.
+
+    Whole words for the short, ambiguous ones (``key``, ``sig``, ``auth``) so
+    ``monkey`` and ``author`` stay; substrings for the unambiguous ones.
+    """
+    lowered = name.lower()
+    words = set(_NOT_ALNUM.split(_CAMEL.sub("_", name).lower()))
+    return not _SECRET_QUERY_WORDS.isdisjoint(words) or any(
+        part in lowered for part in _SECRET_QUERY_PARTS
+    )
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials a URL carries: userinfo, and credential-like query values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = [v for v in (parts.username, parts.password) if v]
+    found += [unquote(v) for v in (parts.username, parts.password) if v]
+    found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_query(k)]
+    return [v for v in dict.fromkeys(found) if v]
+
+
 def redact_url(url: str) -> str:
-    """``url`` without secret query parameters (Gemini's ``key=``)."""
-    parts = urlsplit(url)
+    """``url`` without userinfo and without credential-like query parameters.
+
+    ``https://user:pass@host/p?key=k&alt=sse`` -> ``https://host/p?alt=sse``.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED  # not a URL we could have sent to: nothing of it is kept
+    netloc = parts.netloc.rpartition("@")[2]
     if not parts.query:
-        return url
+        return urlunsplit(parts._replace(netloc=netloc))
     kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if k.lower() not in SECRET_QUERY]  # fmt: skip
-    return urlunsplit(parts._replace(query=urlencode(kept)))
+            if not is_secret_query(k)]  # fmt: skip
+    return urlunsplit(parts._replace(netloc=netloc, query=urlencode(kept)))
 
 
 def is_secret_header(name: str) -> bool:

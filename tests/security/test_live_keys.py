@@ -10,12 +10,25 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote, quote_plus
 
+import orjson
 import pytest
 
+from inspector.capture import CaptureWriter, load_recording
+from inspector.live import LiveFeed, build_request
 from inspector.live.scrub import MIN_SECRET, SecretScrubber
+from inspector.live.secrets import redact_url
+from inspector.serve import ReplayServer, load_catalog
+from inspector.session import load_trace
+
+from ..conftest import ROOT
 
 KEY = "sk-live-Q9x/+Zr7Wm2Kp4Vt8Ns6Yb3Hc1Jd5"
 PLACEHOLDER = b"[redacted]"
@@ -145,7 +158,7 @@ def test_the_stream_is_held_back_at_most_the_longest_form() -> None:
     letters = b"a" * 10_000  # every byte could belong to a match
     released = scrubber.feed(letters)
     assert len(letters) - len(released) == scrubber.holding <= scrubber.max_hold
-    assert scrubber.max_hold < 6 * len(KEY)
+    assert scrubber.max_hold < 14 * len(KEY)  # at most 13 bytes a character (\\\\\\\\u0041)
 
 
 def test_a_chunk_ending_in_a_blank_line_is_released_whole() -> None:
@@ -161,3 +174,166 @@ def test_without_secrets_the_stream_passes_as_it_is() -> None:
     assert not scrubber.active
     assert scrubber.feed(b"abc") == b"abc"
     assert scrubber.flush() == b""
+
+
+# -- live / record end to end ------------------------------------------------------
+
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def _frame(text: str) -> bytes:
+    delta = {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+    return b"data: " + orjson.dumps(delta) + b"\n\n"
+
+
+def _echoing_stream() -> list[bytes]:
+    """A chat stream whose server echoes the key in every spelling, in data and comments."""
+    first = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+    chunks = [b"data: " + orjson.dumps(first) + b"\n\n"]
+    for name, form in encodings(KEY).items():
+        # As a JSON string's content (each spelling is valid there), that content
+        # JSON-encoded once more, and in a comment.
+        content = f'{{"choices":[{{"index":0,"delta":{{"content":"{name}: {form}"}}}}]}}'
+        chunks.append(f"data: {content}\n\n".encode())
+        chunks.append(_frame(f"{name}: {form} ok"))
+        chunks.append(f": debug {name} {form}\n\n".encode())
+    stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    chunks.append(b"data: " + orjson.dumps(stop) + b"\n\ndata: [DONE]\n\n")
+    return chunks
+
+
+def _write_capture(path: Path, status: int, headers: dict[str, str], chunks: list[bytes]) -> None:
+    writer = CaptureWriter(path, {"provider": "openai-chat", "model": path.stem,
+                                  "response": {"status": status, "headers": headers}})  # fmt: skip
+    for i, data in enumerate(chunks):
+        writer.chunk(i / 1000, data)
+    writer.end("eof", len(chunks) / 1000)
+
+
+@pytest.fixture(scope="module")
+def echo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServer]:
+    """`inspector serve` replaying a server that echoes the key everywhere."""
+    root = tmp_path_factory.mktemp("echo")
+    headers = {
+        "content-type": "text/event-stream",
+        "x-debug": KEY,
+        "x-debug-url": quote(KEY, safe=""),
+        "x-debug-b64": base64.b64encode(KEY.encode()).decode(),
+    }
+    _write_capture(root / "echo.jsonl", 200, headers, _echoing_stream())
+    message = f"Incorrect API key provided: {KEY}. And {quote(KEY, safe='')} \u001b[31m"
+    body = orjson.dumps({"error": {"message": message, "type": "invalid"}})
+    _write_capture(root / "unauthorized.jsonl", 401, {"content-type": "application/json",
+                                                       "x-echo": KEY}, [body])  # fmt: skip
+    server = ReplayServer(load_catalog([root]), speed=0)
+    with server:
+        yield server
+
+
+def _record(
+    url: str, model: str, output: Path, *extra: str, key: str = KEY
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in KEY_VARIABLES}
+    env["OPENAI_API_KEY"] = key
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", "record", "--provider", "openai-chat",
+         "--model", model, "--prompt", "hi", "--base-url", url, "-o", str(output), *extra],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=60,
+    )  # fmt: skip
+
+
+def _assert_no_key_in(*texts: bytes | str) -> None:
+    for text in texts:
+        data = text.encode() if isinstance(text, str) else text
+        assert _leaks(data) == [], data[:300]
+
+
+@pytest.mark.parametrize("rechunk", ["", "?chunk=1", "?chunk=7", "?chunk=100"])
+def test_a_key_echoed_in_headers_data_and_comments_is_never_written_or_printed(
+    echo_server: ReplayServer, tmp_path: Path, rechunk: str
+) -> None:
+    capture = tmp_path / "c.jsonl"
+    result = _record(echo_server.url + rechunk, "echo", capture)
+    assert result.returncode == 0, result.stderr
+    _assert_no_key_in(capture.read_bytes(), result.stdout, result.stderr)
+    rec = load_recording(capture)
+    assert rec.header is not None
+    assert rec.header["response"]["headers"]["x-debug"] == "[redacted]"
+    # Base64's last character also holds bits of what follows: it may stay.
+    assert rec.header["response"]["headers"]["x-debug-b64"].startswith("[redacted]")
+    body = rec.body
+    _assert_no_key_in(body)
+    # Every spelling was replaced in place, the rest of the stream is intact.
+    assert body.count(PLACEHOLDER) == 3 * len(encodings(KEY))
+    assert body.endswith(b"data: [DONE]\n\n")
+    # What the TUI would show: the trace built from the same bytes.
+    trace = load_trace(capture)
+    assert trace.state == "completed"
+    _assert_no_key_in(orjson.dumps(list(trace.events)))
+
+
+async def test_the_live_feed_trace_never_holds_the_key(echo_server: ReplayServer) -> None:
+    request = build_request(
+        "openai-chat", model="echo", prompt="hi", base_url=echo_server.url + "?chunk=3",
+        api_key=KEY,
+    )  # fmt: skip
+    feed = LiveFeed(request, capture=None, api_key=KEY)
+    await feed.run(lambda: None)
+    trace = feed.trace
+    assert trace.state == "completed"
+    _assert_no_key_in(
+        trace.chunks.span(0, trace.bytes_received),
+        orjson.dumps(list(trace.events)),
+        orjson.dumps(feed.exchange),
+        feed.description,
+    )
+
+
+def test_a_key_echoed_in_an_error_body_is_replaced_and_the_message_escaped(
+    echo_server: ReplayServer, tmp_path: Path
+) -> None:
+    capture = tmp_path / "c.jsonl"
+    result = _record(echo_server.url + "?chunk=5", "unauthorized", capture)
+    assert result.returncode == 1
+    assert "Incorrect API key provided: [redacted]" in result.stderr
+    assert "\x1b" not in result.stderr and "\\x1b[31m" in result.stderr
+    assert "Traceback" not in result.stderr
+    _assert_no_key_in(capture.read_bytes(), result.stdout, result.stderr)
+    assert load_recording(capture).header["response"]["headers"]["x-echo"] == "[redacted]"
+
+
+def test_credentials_in_the_base_url_are_not_recorded_or_printed(
+    echo_server: ReplayServer, tmp_path: Path
+) -> None:
+    password = "pw-Hunter2-Hunter2"
+    signature = "sig-8f3a9c0d1e2b4f"
+    host = echo_server.url.split("://", 1)[1]
+    url = (f"http://alice:{password}@{host}/?api_key=qk-0123456789abcdef"
+           f"&X-Amz-Signature={signature}&alt=sse&chunk=4")  # fmt: skip
+    capture = tmp_path / "c.jsonl"
+    result = _record(url, "echo", capture)
+    assert result.returncode == 0, result.stderr
+    written = capture.read_bytes().decode() + result.stdout + result.stderr
+    for secret in (password, signature, "qk-0123456789abcdef", "alice:"):
+        assert secret not in written
+    header = load_recording(capture).header
+    assert header is not None
+    recorded = header["request"]["url"]
+    assert "@" not in recorded and "alt=sse" in recorded and "chunk=4" in recorded
+
+
+def test_redact_url_removes_userinfo_and_credential_like_parameters() -> None:
+    url = (
+        "https://u:p@h.example:8443/v1/x?key=1&apiKey=2&access_token=3&sig=4&signature=5"
+        "&password=6&client_secret=7&X-Amz-Credential=8&alt=sse&monkey=9&max_tokens=10"
+    )
+    assert redact_url(url) == "https://h.example:8443/v1/x?alt=sse&monkey=9&max_tokens=10"
+
+
+def test_a_key_too_short_to_scrub_is_warned_about(
+    echo_server: ReplayServer, tmp_path: Path
+) -> None:
+    result = _record(echo_server.url, "echo", tmp_path / "c.jsonl", key="abc123")
+    assert result.returncode == 0, result.stderr
+    assert "too short to scrub" in result.stderr
+    assert "abc123" not in result.stderr
