@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import orjson
 from rich.text import Text
 
 from ..core.trace import Trace
@@ -75,11 +76,19 @@ def http_line(trace: Trace) -> Text | None:
             text.append_text(one_line(plain_value(name), 40, "cyan"))
             text.append(": ", "dim")
             text.append_text(one_line(plain_value(value), 80))
-    body = " ".join(error_body(trace).split())  # one line: the body's own newlines dropped
+    body = _one_line_body(error_body(trace))
     if body:
         text.append(" · body ", "dim")
         text.append_text(one_line(body, 400, "red"))
     return text
+
+
+def _one_line_body(body: str) -> str:
+    # JSON compacted; anything else with its runs of whitespace made one space.
+    try:
+        return orjson.dumps(orjson.loads(body)).decode()
+    except orjson.JSONDecodeError:
+        return " ".join(body.split())
 
 
 def error_body_text(trace: Trace) -> Text:

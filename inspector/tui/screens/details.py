@@ -1,9 +1,11 @@
 """The details screen (``d``): the HTTP exchange and how the bytes ended.
 
 Shows the request as sent (already redacted by whoever recorded it), the
-response status and headers, the feed's timings when live, and the trace's
+response status and headers — and for an HTTP error the body the provider
+sent instead of a stream —, the feed's timings when live, and the trace's
 notes: transport end, undispatched tail, decoder error, damaged capture
-lines. Every value is provider or user data and is shown escaped.
+lines. Every value is provider or user data and is shown escaped, in JSON
+notation (``null``, never ``None``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...core.trace import Trace
-from ..textsafe import json_text, one_line, safe_text
+from ..http import error_body_text, headers_text, is_error
+from ..textsafe import json_text, one_line, plain_value
 from ..widgets.frames import end_summary
 
 __all__ = ["DetailsScreen", "exchange_text"]
@@ -31,15 +34,13 @@ def _section(text: Text, title: str) -> None:
 
 
 def _headers(text: Text, headers: Any) -> None:
-    if not isinstance(headers, Mapping) or not headers:
-        text.append("  (no headers recorded)\n", "dim")
-        return
-    for name, value in headers.items():
-        text.append("  ")
-        text.append_text(one_line(str(name), 60, "cyan"))
-        text.append(": ")
-        text.append_text(one_line(str(value), 300))
-        text.append("\n")
+    text.append_text(headers_text(headers))
+
+
+def _timing(value: object) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value * 1000:.0f} ms"
+    return "—" if value is None else plain_value(value)
 
 
 def exchange_text(trace: Trace, exchange: Mapping[str, Any], source: str) -> Text:
@@ -53,7 +54,8 @@ def exchange_text(trace: Trace, exchange: Mapping[str, Any], source: str) -> Tex
     _section(text, "Request")
     if isinstance(request, Mapping):
         text.append("  ")
-        text.append_text(one_line(f"{request.get('method', '?')} {request.get('url', '?')}", 400))
+        method, url = request.get("method", "?"), request.get("url", "?")
+        text.append_text(one_line(f"{plain_value(method)} {plain_value(url)}", 400))
         text.append("\n")
         _headers(text, request.get("headers"))
         body = request.get("body")
@@ -69,21 +71,25 @@ def exchange_text(trace: Trace, exchange: Mapping[str, Any], source: str) -> Tex
     if isinstance(response, Mapping):
         status = response.get("status")
         ok = isinstance(status, int) and status < 400
-        text.append(f"  HTTP {status}\n", "bold green" if ok else "bold red")
+        text.append(f"  HTTP {plain_value(status)}\n", "bold green" if ok else "bold red")
         _headers(text, response.get("headers"))
+        if is_error(trace):
+            text.append("  body\n", "bold")
+            text.append_text(error_body_text(trace))
+            text.append("\n")
     else:
         text.append("  (not recorded)\n", "dim")
     timings = exchange.get("timings")
     if isinstance(timings, Mapping) and timings:
         _section(text, "Timings")
         for name, value in timings.items():
-            text.append_text(safe_text(f"  {name:<14}"))
-            shown = f"{value * 1000:.0f} ms" if isinstance(value, int | float) else str(value)
-            text.append_text(one_line(shown, 60))
+            text.append("  ")
+            text.append_text(one_line(f"{plain_value(name):<14}", 60))
+            text.append_text(one_line(_timing(value), 60))
             text.append("\n")
     _section(text, "End of the bytes")
     text.append("  ")
-    text.append_text(end_summary(trace))
+    text.append_text(end_summary(trace, http=False))
     text.append(f"\n  {trace.bytes_received:,} bytes in {len(trace.chunks):,} chunk(s)\n", "dim")
     for problem in trace.problems:
         text.append("  ")

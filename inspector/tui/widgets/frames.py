@@ -22,8 +22,12 @@ from .textview import TextView
 __all__ = ["FrameDetail", "FramesList", "FramesPane", "end_summary", "frame_problems"]
 
 
-def end_summary(trace: Trace) -> Text:
-    """How the bytes ended: transport end, undispatched tail, decoder error."""
+def end_summary(trace: Trace, http: bool = True) -> Text:
+    """How the bytes ended: transport end, undispatched tail, decoder error.
+
+    With ``http``, an HTTP error response's status, headers and body follow
+    on the same line (the end row); views that show them apart leave it out.
+    """
     text = Text(end="")
     end = trace.transport_end
     if end is None:
@@ -41,10 +45,10 @@ def end_summary(trace: Trace) -> Text:
     if trace.decoder_error:
         text.append(" · ", "dim")
         text.append_text(one_line(trace.decoder_error, 200, "red"))
-    http = http_line(trace)
-    if http is not None:
+    status = http_line(trace) if http else None
+    if status is not None:
         text.append(" · ", "dim")
-        text.append_text(http)
+        text.append_text(status)
     return text
 
 
@@ -179,7 +183,7 @@ class FramesPane(Vertical):
             )
         if frame is None:
             heading = Text("end of bytes · ", "bold", end="")
-            heading.append_text(end_summary(index.trace))
+            heading.append_text(end_summary(index.trace, http=False))
             return heading, self._end_body()
         f = trace.frames[frame]
         heading = Text(f"frame {frame} · ", "bold", end="")
