@@ -160,12 +160,14 @@ def create_app(
             return Response(status_code=400)
         if body is None:
             return _error(413, "request_too_large", f"bodies over {settings.max_body} bytes")
-        path = request.url.path
-        raw_path = request.scope.get("raw_path") or path.encode()
+        # The path as the app sent it (still percent-encoded): forwarded unchanged,
+        # and the Gemini model in it is decoded exactly once.
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw_path.decode("latin-1")
         query = request.scope.get("query_string", b"").decode("latin-1")
         names = {k.lower(): v for k, v in request.headers.items()}
         route = resolve(request.method, path, names)
-        url = upstream_url(route, raw_path.decode("latin-1"), query, settings.upstream)
+        url = upstream_url(route, path, query, settings.upstream)
         secrets = request_secrets(request.headers.items(), query)
         forwarded = request_headers(request.headers.raw)
         as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]

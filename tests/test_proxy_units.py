@@ -1,0 +1,200 @@
+"""The proxy's pure parts (routing, headers, secrets, names, the Host check) and its CLI."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from inspector.capture import load_recording
+from inspector.cli import main
+from inspector.proxy import FlowLog, FlowRequest, ProxySettings, flow_line
+from inspector.proxy.app import host_allowed
+from inspector.proxy.headers import request_headers, request_secrets, response_headers
+from inspector.proxy.recording import capture_name, create_capture_file
+from inspector.proxy.routes import Route, model_of, resolve, upstream_url
+
+from .conftest import ROOT
+from .test_live_helpers import serving
+
+# -- routing -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "route"),
+    [
+        ("POST", "/v1/chat/completions", {}, Route("openai-chat", "openai")),
+        ("POST", "/v1/responses", {}, Route("openai-responses", "openai")),
+        ("POST", "/v1/messages", {}, Route("anthropic", "anthropic")),
+        ("POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", {},
+         Route("gemini", "google", "gemini-2.5-flash")),
+        ("POST", "/v1alpha/models/g%20x:streamGenerateContent", {},
+         Route("gemini", "google", "g x")),
+        ("POST", "/v1/models/g:streamGenerateContent", {}, Route("gemini", "google", "g")),
+        # Forwarded, not recorded: no adapter for these.
+        ("POST", "/v1beta/models/g:generateContent", {}, Route(None, "google")),
+        ("POST", "/v1/messages/count_tokens", {}, Route(None, "anthropic")),
+        ("GET", "/v1/models", {}, Route(None, "openai")),
+        ("GET", "/v1/models", {"anthropic-version": "2023-06-01"}, Route(None, "anthropic")),
+        ("GET", "/v1/models", {"x-goog-api-key": "k"}, Route(None, "google")),
+        ("GET", "/v1/chat/completions", {}, Route(None, "openai")),
+        ("POST", "/v1/embeddings", {}, Route(None, "openai")),
+    ],
+)  # fmt: skip
+def test_each_request_is_routed_by_its_path_then_its_headers(
+    method: str, path: str, headers: dict[str, str], route: Route
+) -> None:
+    assert resolve(method, path, headers) == route
+
+
+def test_the_upstream_url_keeps_the_raw_path_and_query_under_the_overrides_own_path() -> None:
+    chat = Route("openai-chat", "openai")
+    assert upstream_url(chat, "/v1/chat/completions", "", None) == (
+        "https://api.openai.com/v1/chat/completions"
+    )
+    gemini = Route("gemini", "google", "g")
+    assert upstream_url(gemini, "/v1beta/models/g:streamGenerateContent", "alt=sse", None) == (
+        "https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse"
+    )
+    assert upstream_url(chat, "/v1/chat/completions", "a=1", "http://127.0.0.1:9/openai/") == (
+        "http://127.0.0.1:9/openai/v1/chat/completions?a=1"
+    )
+
+
+def test_the_model_comes_from_the_path_for_gemini_and_from_a_json_body_otherwise() -> None:
+    chat = Route("openai-chat", "openai")
+    assert model_of(chat, b'{"model": "gpt-4o", "stream": true}') == "gpt-4o"
+    assert model_of(chat, b"not json") is None
+    assert model_of(chat, b'{"model": 5}') is None
+    assert model_of(chat, b"[1]") is None
+    assert model_of(Route("gemini", "google", "g"), b'{"model": "other"}') == "g"
+
+
+# -- headers and secrets ----------------------------------------------------------------------
+
+
+def test_hop_by_hop_host_and_length_headers_stay_behind_and_identity_is_asked_for() -> None:
+    sent = request_headers(
+        [(b"Host", b"127.0.0.1:8790"), (b"Connection", b"keep-alive, X-Private"),
+         (b"X-Private", b"1"), (b"Keep-Alive", b"5"), (b"TE", b"trailers"),
+         (b"Transfer-Encoding", b"chunked"), (b"Content-Length", b"12"),
+         (b"Accept-Encoding", b"gzip, br"), (b"Authorization", b"Bearer k"),
+         (b"X-Stainless-Lang", b"python")]
+    )  # fmt: skip
+    assert sent == [
+        (b"Authorization", b"Bearer k"),
+        (b"X-Stainless-Lang", b"python"),
+        (b"accept-encoding", b"identity"),
+    ]
+
+
+def test_a_decoded_response_loses_its_encoding_and_length_headers_only() -> None:
+    raw = [(b"Content-Type", b"text/event-stream"), (b"Content-Encoding", b"gzip"),
+           (b"Content-Length", b"99"), (b"Transfer-Encoding", b"chunked"),
+           (b"Set-Cookie", b"a=1"), (b"Set-Cookie", b"b=2")]  # fmt: skip
+    assert response_headers(raw, decoded=True) == [
+        (b"content-type", b"text/event-stream"),
+        (b"set-cookie", b"a=1"),
+        (b"set-cookie", b"b=2"),
+    ]
+    kept = response_headers(raw, decoded=False)
+    assert (b"content-encoding", b"gzip") in kept and (b"content-length", b"99") in kept
+
+
+def test_every_credential_of_a_request_is_a_secret_to_scrub() -> None:
+    found = request_secrets(
+        [("Authorization", "Bearer sk-live-123456789"), ("x-goog-api-key", "AIzaSyKey123"),
+         ("Cookie", "session=abcdef123456; theme=dark"), ("x-custom-token", "tok-987654321"),
+         ("content-type", "application/json")],
+        "alt=sse&key=AIzaQueryKey1&access_token=ya29.token",
+    )  # fmt: skip
+    for secret in ("Bearer sk-live-123456789", "sk-live-123456789", "AIzaSyKey123",
+                   "abcdef123456", "tok-987654321", "AIzaQueryKey1", "ya29.token"):  # fmt: skip
+        assert secret in found
+    assert "application/json" not in found and "sse" not in found
+    assert list(found) == sorted(found, key=len, reverse=True)
+
+
+# -- names, the Host check, the one-line summary ----------------------------------------------
+
+
+def test_capture_names_are_made_by_the_proxy_never_taken_from_the_request(tmp_path: Path) -> None:
+    when = datetime(2026, 12, 1, 3, 0, 0, tzinfo=UTC)
+    name = capture_name(7, "openai-chat", "../../etc/passwd\x1b[31m\u202e", when)
+    assert name == "00007-openai-chat-etc-passwd-31m-20261201-030000.jsonl"
+    assert capture_name(8, "gemini", None, when) == "00008-gemini-unknown-20261201-030000.jsonl"
+    assert capture_name(9, "anthropic", "...", when).startswith("00009-anthropic-unknown-")
+    assert len(capture_name(1, "gemini", "m" * 500, when)) < 100
+    first = create_capture_file(tmp_path, name)
+    second = create_capture_file(tmp_path, name)
+    assert first.parent == second.parent == tmp_path
+    assert second.name == name.removesuffix(".jsonl") + "-2.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [("127.0.0.1:8790", True), ("localhost:8790", True), ("[::1]:8790", True),
+     ("127.0.0.5", True), ("LOCALHOST", True), ("rebind.example.com:8790", False),
+     ("127.0.0.1.nip.io", False), ("evil.com@127.0.0.1", False), ("", False), (None, False)],
+)  # fmt: skip
+def test_on_loopback_only_a_host_header_naming_this_machine_is_served(
+    host: str | None, allowed: bool
+) -> None:
+    assert host_allowed(host, ProxySettings()) is allowed
+    assert host_allowed(host, ProxySettings(listen_host="0.0.0.0")) is True
+
+
+def test_the_one_line_summary_escapes_what_the_client_controls() -> None:
+    log = FlowLog(None)
+    request = FlowRequest("POST", "/v1/chat/\x1b[2J", "", [], b"", "http://u/v1/chat/x")
+    flow = log.begin(request, Route(None, "openai"), "gpt\u202e\r", [])
+    line = flow_line(flow)
+    assert "\x1b" not in line and "\u202e" not in line and "\r" not in line
+    assert "/v1/chat/\\x1b[2J" in line and "model=gpt\\u202e\\r" in line
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["proxy", "--headless", "--upstream", "ftp://x", "-o", str(tmp_path)]) == 2
+    assert "expected an http:// or https:// URL" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["proxy", "--headless", "-o", str(blocker / "sub")]) == 2
+    assert "cannot create" in capsys.readouterr().err
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["proxy", "--headless", "--port", str(port), "-o", str(tmp_path)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_headless_prints_one_line_per_exchange_and_ctrl_c_exits_130(tmp_path: Path) -> None:
+    with serving(ROOT / "captures") as replay:
+        command = [sys.executable, "-m", "inspector", "proxy", "--headless", "--port", "0",
+                   "--upstream", replay.url, "-o", str(tmp_path)]  # fmt: skip
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        ) as process:
+            assert process.stdout is not None
+            first = process.stdout.readline()
+            url = first.split()[1]
+            assert first.startswith("proxying http://127.0.0.1:")
+            for _ in range(3):  # the recipe
+                process.stdout.readline()
+            response = httpx.post(url + "/v1/messages", json={"model": "text-simple"}, timeout=10)
+            assert response.status_code == 200
+            line = process.stdout.readline()
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=20) == 130
+    assert line.startswith("#1 POST /v1/messages model=text-simple 200 completed (stop) ")
+    capture = Path(line.split("capture=")[1].strip())
+    assert capture.parent == tmp_path and load_recording(capture).body == response.content
