@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..export import TEXT_MODES, ExportError, ExportOptions, export_paths
+from ..terminal import escape_controls, safe_path
 from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_provider_option, error
 
 
@@ -64,15 +65,19 @@ def run(args: argparse.Namespace) -> int:
             total += 1
             if outcome.result is not None:
                 exported += 1
-                print("\n".join(outcome.result.summary()), flush=True)
+                # File names and tool names come from outside: one line each, escaped.
+                lines = (escape_controls(line) for line in outcome.result.summary())
+                print("\n".join(lines), flush=True)
             else:
-                error(outcome.error or f"{outcome.source}: not exported")
+                error(
+                    escape_controls(outcome.error or f"{safe_path(outcome.source)}: not exported")
+                )
                 status = EXIT_PROBLEM
     except ExportError as exc:
-        error(str(exc))
+        error(escape_controls(str(exc)))
         return EXIT_USAGE
     if total == 0:
         error("no stream files found")
         return EXIT_USAGE
-    print(f"exported {exported} of {total} files into {args.output}")
+    print(f"exported {exported} of {total} files into {safe_path(args.output)}")
     return status

@@ -36,8 +36,10 @@ from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, is_stream_file
 from ..session import guess_provider, trace_recording
+from ..terminal import escape_controls, safe_path
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
+from .output import UnsafeOutput, check_output_dir, write_file
 from .pseudonyms import Pseudonymizer
 from .pytest_file import pytest_file_name, render_pytest
 from .report import build_report, report_lines
@@ -139,7 +141,9 @@ def anonymize(rec: Recording, *, mask_text: bool = False, keep_request: bool = F
     try:
         new_body = rewrite_body(body, ctx, whole_json=whole_json)
     except RewriteError as exc:
-        raise ExportError(f"{rec.path}: internal error while rewriting the stream: {exc}") from exc
+        raise ExportError(
+            f"{safe_path(rec.path)}: internal error while rewriting the stream: {exc}"
+        ) from exc
     chunks = []
     at = 0
     for time, data in rec.chunks:
@@ -172,16 +176,16 @@ def _provider(rec: Recording, requested: str | None) -> str:
     provider = requested or guess_provider(rec)
     if provider is None:
         raise ExportError(
-            f"{rec.path}: cannot tell which provider this stream is from; "
+            f"{safe_path(rec.path)}: cannot tell which provider this stream is from; "
             f"pass --provider ({', '.join(PROVIDERS)})"
         )
     try:
         adapter_for(provider)
     except UnknownProvider as exc:
-        raise ExportError(f"{rec.path}: {exc}") from exc
+        raise ExportError(f"{safe_path(rec.path)}: {exc}") from exc
     except ImportError as exc:
         raise ExportError(
-            f"{rec.path}: this version has no {provider} adapter yet, so the export "
+            f"{safe_path(rec.path)}: this version has no {provider} adapter yet, so the export "
             "cannot be verified"
         ) from exc
     return provider
@@ -276,8 +280,8 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     )
     if problem is not None:
         raise ExportError(
-            f"{rec.path}: the anonymized capture does not normalize like the original "
-            f"({problem}); nothing was written"
+            f"{safe_path(rec.path)}: the anonymized capture does not normalize like the original "
+            f"({escape_controls(problem)}); nothing was written"
         )
 
     files: dict[str, bytes] = {
@@ -309,7 +313,7 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     leaks = scan_outputs(files, done.ledger.secrets, assembled_texts(exported))
     if leaks:
         raise ExportError(
-            f"{rec.path}: a removed secret would still be in the output "
+            f"{safe_path(rec.path)}: a secret would still be in the output "
             f"({leaks[0]}); nothing was written"
         )
     return PreparedExport(names, files, report, original, exported, done.ledger)
@@ -324,21 +328,26 @@ def export_recording(
     target = out / (name + (".jsonl" if rec.kind == "capture" else ".sse"))
     if Path(rec.path).exists() and target.resolve() == Path(rec.path).resolve():
         raise ExportError(
-            f"{rec.path}: the export would overwrite its own input; choose another output directory"
+            f"{safe_path(rec.path)}: the export would overwrite its own input; "
+            "choose another output directory"
         )
     prepared = prepare_export(rec, options)
     written: dict[str, Path] = {}
     try:
+        check_output_dir(out)
         out.mkdir(parents=True, exist_ok=True)
+        check_output_dir(out)  # a link planted while the folders were made
         for role, file_name in prepared.names.items():
-            path = out / file_name
-            path.write_bytes(prepared.files[file_name])
-            written[role] = path
+            written[role] = write_file(out, file_name, prepared.files[file_name])
+    except UnsafeOutput as exc:
+        raise ExportError(f"Could not write into {safe_path(out)}: {exc}") from exc
     except OSError as exc:
         # Name the file only when it is not the directory itself (a failed mkdir).
         other = exc.filename is not None and Path(exc.filename) != out
-        where = f" ({exc.filename})" if other else ""
-        raise ExportError(f"Could not write into {out}: {exc.strerror or exc}{where}") from exc
+        where = f" ({safe_path(exc.filename)})" if other else ""
+        raise ExportError(
+            f"Could not write into {safe_path(out)}: {exc.strerror or exc}{where}"
+        ) from exc
     return ExportResult(rec.path, written, prepared.report)
 
 
@@ -347,9 +356,9 @@ def export_capture(
 ) -> ExportResult:
     """Export one capture or raw SSE file into ``out_dir`` (raises :class:`ExportError`)."""
     if Path(path).is_dir():
-        raise ExportError(f"{path}: is a directory (export_paths exports directories)")
+        raise ExportError(f"{safe_path(path)}: is a directory (export_paths exports directories)")
     if not Path(path).is_file():
-        raise ExportError(f"{path}: no such file")
+        raise ExportError(f"{safe_path(path)}: no such file")
     rec = load_recording(path)
     if rec.kind == "raw" and rec.problems:
         raise ExportError(rec.problems[0])
@@ -411,7 +420,8 @@ def export_paths(
         target = out / sub / (options.name or _base_name(str(source)))
         if target in targets:
             raise ExportError(
-                f"{source} and {targets[target]} would both be exported as {target}; "
+                f"{safe_path(source)} and {safe_path(targets[target])} would both be exported "
+                f"as {safe_path(target)}; "
                 "export them separately or use --name"
             )
         targets[target] = source

@@ -20,6 +20,7 @@ import string
 from typing import Final
 
 from .mask import mask_char
+from .secrets import find_secrets
 
 __all__ = ["SIGNATURE_FILL", "Pseudonymizer", "signature_placeholder"]
 
@@ -68,7 +69,9 @@ class Pseudonymizer:
         result = value
         for attempt in range(64):
             result = prefix + self._draw(value, body, mode, attempt)
-            if result != value and result not in self._taken:
+            # A pseudonym must not look like a secret (``sk-…`` keeps its prefix):
+            # the leak check would rightly refuse it.
+            if result != value and result not in self._taken and not find_secrets(result):
                 break
         self._forward[value] = result
         self._taken.add(result)

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from ..capture import Recording
 from ..core.trace import Trace
+from ..terminal import escape_controls, safe_path
 from .ledger import Ledger
 
 __all__ = ["REPORT_FORMAT", "build_report", "report_lines"]
@@ -98,13 +99,16 @@ def _counts(table: Mapping[str, int]) -> str:
 
 
 def report_lines(report: Mapping[str, Any]) -> list[str]:
-    """The report in a few lines for a terminal (no secret values: there are none)."""
+    """The report in a few lines for a terminal (no secret values: there are none).
+
+    Names from outside (the source file, tool names) are escaped for printing.
+    """
     files = report["files"]
     kept = report["kept"]
     ending = kept["ending"]
     how = ending.get("finish_reason") or ending.get("error_category")
     blocks = " ".join(
-        f"{b['kind']}#{b['index']}" + (f"({b['tool']})" if "tool" in b else "")
+        f"{b['kind']}#{b['index']}" + (f"({escape_controls(b['tool'])})" if "tool" in b else "")
         for b in kept["blocks"]
     )
     usage = kept.get("usage") or {}
@@ -116,7 +120,7 @@ def report_lines(report: Mapping[str, Any]) -> list[str]:
         timing = f" over {kept['last_chunk_at_s']:.3f} s"
     scan = report["verification"]["leak_scan"]
     lines = [
-        f"{report['source']} -> {', '.join(v for v in files.values() if v)}",
+        f"{safe_path(report['source'])} -> {', '.join(safe_path(v) for v in files.values() if v)}",
         f"  removed: {_counts(report['removed'])}",
         f"  pseudonymized: {_counts(report['pseudonymized'])}; "
         f"placeholders: {_counts(report['placeholders'])}",

@@ -152,7 +152,8 @@ def _deep(value: Any, ctx: Context, path: tuple[str | int, ...], *, prompt: bool
                 ctx.ledger.placeholders["signature"] += 1
             return signature_placeholder(value)
         if is_id_key(key):
-            return ctx.pseudonym("id", value)
+            scrubbed = scrub_text(value, ctx)
+            return scrubbed if scrubbed != value else ctx.pseudonym("id", value)
     if prompt:
         if not in_arguments and (key in STRUCTURAL_FIELDS or "cache_control" in path):
             return value

@@ -237,7 +237,9 @@ class _BodyRewriter:
         for string in self.singles:
             treatment = string.treatment
             if treatment is Treatment.ID:
-                self._replace_whole(string, self.ctx.pseudonym("id", string.units.chars))
+                # A key pasted where an id goes is removed, not given a look-alike.
+                if not self._secrets([string]):
+                    self._replace_whole(string, self.ctx.pseudonym("id", string.units.chars))
             elif treatment is Treatment.OPAQUE:
                 if string.units.chars:
                     self.ctx.ledger.placeholders["signature"] += 1
@@ -247,11 +249,12 @@ class _BodyRewriter:
                 if treatment is Treatment.TEXT and self.ctx.mask_text:
                     self._mask_text(string)
 
-    def _secrets(self, strings: list[_String]) -> None:
+    def _secrets(self, strings: list[_String]) -> bool:
+        """Replace every secret in these strings (one text, joined); whether there was one."""
         text = "".join(s.units.chars for s in strings)
         matches = find_encoded_secrets(text)
         if not matches:
-            return
+            return False
         where = _unit_index(strings)
         for match in matches:
             self.ctx.ledger.remove_all(match.rule, match.values)
@@ -265,6 +268,7 @@ class _BodyRewriter:
                 w = string.units.widths[k]
                 string.edits[k] = fill[used : used + w]
                 used += w
+        return True
 
     def _mask_text(self, string: _String) -> None:
         units = string.units

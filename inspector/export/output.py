@@ -1,0 +1,76 @@
+"""Writing an export's files without following anyone else's symbolic links.
+
+The output folder may be shared (``/tmp/out``) and its names guessable
+(``NAME.jsonl``), so someone else can plant a symbolic link there before the
+export runs, aimed at a file of ours. Two rules keep that from working:
+
+* a file is never opened by its final name: its bytes go to a fresh temporary
+  file in the same folder, created with ``O_CREAT | O_EXCL`` (which refuses to
+  follow or reuse anything already there), and :func:`os.replace` then swaps
+  it in — replacing a planted link itself, never what it points to;
+* the folder's path must not go through a symbolic link owned by another user
+  (root's and our own are trusted): :func:`check_output_dir` refuses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+from typing import Final
+
+from ..terminal import safe_path
+
+__all__ = ["UnsafeOutput", "check_output_dir", "write_file"]
+
+_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+_ATTEMPTS: Final = 100
+
+
+class UnsafeOutput(Exception):
+    """The output folder is not safe to write into; the message says why."""
+
+
+def _trusted_owners() -> frozenset[int]:
+    getuid = getattr(os, "getuid", None)
+    return frozenset({0} if getuid is None else {0, getuid()})
+
+
+def check_output_dir(directory: Path) -> None:
+    """Refuse a folder whose path goes through another user's symbolic link."""
+    trusted = _trusted_owners()
+    here = Path(os.path.abspath(directory))
+    for component in (*reversed(here.parents), here):
+        try:
+            info = component.lstat()
+        except FileNotFoundError:
+            return  # the rest does not exist yet: mkdir will create real folders
+        except OSError:
+            continue
+        if component.is_symlink() and info.st_uid not in trusted:
+            raise UnsafeOutput(
+                f"{safe_path(component)} is a symbolic link owned by another user "
+                f"(uid {info.st_uid}); refusing to write through it"
+            )
+
+
+def write_file(directory: Path, name: str, data: bytes) -> Path:
+    """Write ``data`` as ``directory/name`` via a fresh temporary file and a rename."""
+    target = directory / name
+    for _ in range(_ATTEMPTS):
+        temp = directory / f".{name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(temp, _FLAGS, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        return target
+    raise FileExistsError(f"could not create a temporary file in {safe_path(directory)}")

@@ -1,0 +1,89 @@
+"""Export never writes through a symbolic link planted in (or on the way to) its output folder.
+
+Output names are predictable (``NAME.jsonl``, ``test_NAME.py``), so in a
+shared folder someone can plant ``NAME.jsonl -> ~/.bashrc`` before the
+export runs. Each file is written to a fresh temporary file and renamed over
+the name: a planted link is replaced, its target untouched. A folder reached
+through another user's symbolic link is refused outright.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.export import ExportError, ExportOptions, export_capture
+
+from ..conftest import DATA, ROOT
+
+SOURCE = DATA / "export" / "openai-chat-planted.jsonl"
+OUTPUTS = ("chat.jsonl", "chat.events.jsonl", "chat.report.json", "test_chat.py")
+ORIGINAL = b"the victim's own file\n"
+
+
+@pytest.mark.parametrize("name", OUTPUTS)
+def test_a_symlink_planted_at_an_output_name_is_replaced_not_followed(
+    tmp_path: Path, name: str
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(ORIGINAL)
+    out = tmp_path / "shared"
+    out.mkdir()
+    (out / name).symlink_to(victim)
+    export_capture(SOURCE, out, ExportOptions(name="chat", pytest=True))
+    assert victim.read_bytes() == ORIGINAL
+    assert not (out / name).is_symlink()
+    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)  # no temporary left
+
+
+def test_a_dangling_symlink_at_an_output_name_creates_nothing_at_its_target(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "elsewhere" / "created.txt"
+    target.parent.mkdir()
+    out = tmp_path / "shared"
+    out.mkdir()
+    (out / "chat.jsonl").symlink_to(target)
+    export_capture(SOURCE, out, ExportOptions(name="chat"))
+    assert not target.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "lchown") or os.geteuid() != 0, reason="needs root to chown")
+def test_an_output_folder_behind_another_users_symlink_is_refused(tmp_path: Path) -> None:
+    victim_dir = tmp_path / "victim"
+    victim_dir.mkdir()
+    planted = tmp_path / "out"
+    planted.symlink_to(victim_dir)
+    os.lchown(planted, 4242, 4242)  # planted by someone else
+    with pytest.raises(ExportError, match="symbolic link owned by another user"):
+        export_capture(SOURCE, planted / "sub", ExportOptions(name="chat"))
+    assert list(victim_dir.iterdir()) == []
+
+
+def test_the_command_reports_the_refusal_and_exits_1(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to chown")
+    victim_dir = tmp_path / "victim"
+    victim_dir.mkdir()
+    planted = tmp_path / "out"
+    planted.symlink_to(victim_dir)
+    os.lchown(planted, 4242, 4242)
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "export", str(SOURCE), "-o", str(planted)],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "symbolic link owned by another user" in done.stderr
+    assert list(victim_dir.iterdir()) == []
+
+
+def test_a_users_own_symlinked_output_folder_still_works(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    export_capture(SOURCE, tmp_path / "link", ExportOptions(name="chat"))
+    assert (real / "chat.jsonl").is_file()
