@@ -147,17 +147,18 @@ class EventsList(LineList):
         return position < len(events) and events[position] == row
 
     def row_text(self, row: int) -> Text:
-        """The event row, with a bar in the gutter for the chosen block's events."""
+        """The event row, a bar in the gutter for the chosen block's events, dim if not reached."""
         breakpoint = ("event", str(self.index.trace.events[row].get("type"))) in (
             self.cursor.breakpoints
         )
         text = event_row(self.index, row, self.rules_of(row), breakpoint)
-        if self._later(row):
-            text.stylize("dim")
         if self._is_marked(row):
             text = Text.assemble(("┃", "bold magenta"), text, end="")
         else:
             text = Text.assemble(" ", text, end="")
+        if self._later(row):
+            # The frame's events after the selected one: listed, not yet applied.
+            text.stylize("dim")
         return text
 
     def row_key(self, row: int) -> Hashable:
