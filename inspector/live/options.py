@@ -181,18 +181,21 @@ def check_base_url(url: str) -> None:
         )
     try:
         parts = urlsplit(url)
-        port = parts.port
+        hostname = parts.hostname
     except ValueError as exc:
         raise UsageError(f"--base-url {shown!r}: not a valid URL ({exc})") from None
+    host_port = parts.netloc.rpartition("@")[2]
+    port_text = host_port.rpartition("]")[2] if host_port.startswith("[") else host_port
+    _, colon, port = port_text.partition(":")
+    if colon and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise UsageError(f"--base-url {shown!r}: expected a port from 1 to 65535 after the ':'")
     if parts.scheme.lower() not in ("http", "https"):
         raise UsageError(
             f"--base-url {shown!r}: is not an http:// or https:// URL (such as "
             "http://127.0.0.1:8765)"
         )
-    if not parts.hostname:
+    if not hostname:
         raise UsageError(f"--base-url {shown!r}: no host name")
-    if port == 0 or (parts.netloc.rpartition("@")[2].endswith(":")):
-        raise UsageError(f"--base-url {shown!r}: expected a port from 1 to 65535")
     if parts.fragment:
         raise UsageError(f"--base-url {shown!r}: a base URL has no #fragment")
 
