@@ -169,6 +169,15 @@ def _chat_tool_call(p: Preview, call: Mapping[str, Any]) -> None:
         p.string(arguments, name="args")
 
 
+def _chat_reasoning_detail(p: Preview, detail: Mapping[str, Any]) -> None:
+    p.word(detail.get("type", "?"), "magenta")
+    if isinstance(detail.get("text"), str):
+        p.string(detail["text"], "italic magenta")
+    for key in ("signature", "data"):
+        if detail.get(key):
+            p.label(key, f"{len(plain_value(detail[key]))} chars", "magenta")
+
+
 def chat_preview(label: str, value: Mapping[str, Any]) -> Text | None:
     """OpenAI Chat: the delta's content, reasoning, refusal, tool call; finish; usage."""
     p = Preview()
@@ -187,6 +196,10 @@ def chat_preview(label: str, value: Mapping[str, Any]) -> Text | None:
     ):
         if isinstance(delta.get(key), str):
             p.string(delta[key], style, name)
+    if not isinstance(delta.get("reasoning"), str):
+        # OpenRouter: reasoning in structured details (text, signature, encrypted data).
+        for detail in delta.get("reasoning_details") or ():
+            _chat_reasoning_detail(p, _dict(detail))
     for call in delta.get("tool_calls") or ():
         _chat_tool_call(p, _dict(call))
     reason = choice.get("finish_reason")
