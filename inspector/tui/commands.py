@@ -40,10 +40,21 @@ def commands_for(screen: MainScreen) -> list[Command]:
         add(Command("Play: faster", partial(screen.action_speed, 1), "+"))
         add(Command("Play: slower", partial(screen.action_speed, -1), "-"))
     elif screen.index.n_frames:
-        add(Command("Play with the recorded timing", screen.action_play, "space"))
+        if screen.untimed_rate is not None:
+            add(Command("Play at a fixed rate (no timing recorded)", screen.action_play, "space"))
+        else:
+            add(Command("Play with the recorded timing", screen.action_play, "space"))
+    if screen.index.n_frames:
+        add(Command("Go to frame…", screen.action_goto_prompt, ": a frame number"))
     after = 0 if cursor.event is None else cursor.event + 1
     if screen.index.problems.next_event(after) is not None:
         add(Command("Jump to the next error or violation", screen.action_next_problem, "e"))
+    if (
+        cursor.event is not None
+        and screen.index.problems.events[:1]
+        and (screen.index.problems.events[0] < cursor.event)
+    ):
+        add(Command("Jump to the previous error or violation", screen.action_previous_problem, "E"))
     breakpoint = screen.breakpoint_target()
     if breakpoint is not None:
         verb = "Clear" if breakpoint in cursor.breakpoints else "Set"
@@ -58,6 +69,15 @@ def commands_for(screen: MainScreen) -> list[Command]:
         add(Command("Breakpoints: clear all", screen.clear_breakpoints, "remove every breakpoint"))
     if screen.index.n_frames:
         add(Command("Search frames and text", screen.action_search, "/"))
+    if screen.matches is not None and len(screen.matches):
+        add(Command("Search: next match", partial(screen.action_search_step, 1), "ctrl+g"))
+        add(Command("Search: previous match", partial(screen.action_search_step, -1), "N"))
+    if screen.copy_target() is not None:
+        add(Command("Copy the selection", screen.action_copy, "y: to the clipboard (OSC 52)"))
+    if screen.maximized is not None:
+        add(Command("Restore the layout", screen.action_maximize_pane, "m / esc"))
+    else:
+        add(Command("Maximize the focused pane", screen.action_maximize_pane, "m"))
     if screen.feed is not None and not cursor.follow:
         add(Command("Live: follow the newest frame", screen.action_follow, "f"))
     if screen.feed is not None and screen.feed_running:

@@ -49,7 +49,7 @@ async def test_a_fast_replay_fills_every_pane_and_repaints_far_less_than_it_noti
         assert isinstance(screen, MainScreen)
         assert screen.cursor.follow and screen.cursor.at_end
         view = panes(screen)
-        assert "● completed" in view.status and "◉ live · following" in view.status
+        assert "● completed" in view.status and "◉ live · ended" in view.status
         assert len(view.frames) == 2003  # 2,001 frames and the end row
         assert view.blocks[0].splitlines()[-1].endswith("w1998 w1999 ")
 

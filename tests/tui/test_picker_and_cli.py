@@ -46,7 +46,8 @@ async def test_the_picker_opens_a_capture_and_escape_comes_back() -> None:
         assert "data · 3 streams" in plain(picker.query_one("#picker-title"))
         await pilot.press("down", "enter")
         assert isinstance(app.screen, MainScreen)
-        assert "data/tool-call-violation.jsonl" in panes(app.screen).status
+        assert app.screen.source == "data/tool-call-violation.jsonl"
+        assert "frame 0/10" in panes(app.screen).status
         await pilot.press("escape")
         assert app.screen is picker
         await pilot.press("q")

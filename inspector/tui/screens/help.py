@@ -1,8 +1,14 @@
-"""The help screen: every key as bound right now (a remapped key shows its new key)."""
+"""The help screen: every key as bound right now, grouped by task.
+
+The groups come from the binding ids (``step.next`` is stepping, ``search.open``
+search ...), so a key rebound with ``--keymap`` shows its new key in its usual
+place. Keys Textual itself binds (the command palette, ctrl+q) come last,
+under "Textual"; bindings Textual marks as system keys are left out.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,7 +17,20 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-__all__ = ["HelpScreen", "help_text"]
+__all__ = ["GROUPS", "HelpScreen", "group_of", "help_text"]
+
+#: (group title, binding id prefixes) in the order the help lists them.
+GROUPS: Final = (
+    ("Stepping", ("step.", "event.", "play.")),
+    ("Jumping", ("jump.", "breakpoint.")),
+    ("Search", ("search.",)),
+    ("Views", ("pane.", "view.", "details.", "list.", "blocks.", "back")),
+    ("Live", ("live.",)),
+    ("Export", ("export.",)),
+    ("App", ("help.", "app.")),
+)
+#: Where bindings without one of our ids go: Textual's own keys, last.
+GENERIC: Final = "Textual"
 
 _ABOUT = (
     "All four panes show the stream as of one cursor, a frame: stepping back undoes "
@@ -20,27 +39,44 @@ _ABOUT = (
     "Choosing an event (click, or ↑/↓ in the Events pane) moves the cursor to its "
     "frame; choosing a block (↑/↓ in the Blocks pane) marks the events that built it. "
     "With the Events pane focused, b sets a breakpoint on the event's type instead of "
-    "the frame's. Tab moves between panes. Ctrl+P opens the command palette."
+    "the frame's, and y copies the event. A click on the timeline strip goes to the "
+    "longest gap under the pointer. Ctrl+P opens the command palette."
 )
 
 
+def group_of(binding: Binding) -> str:
+    """The help group of a binding, from its id."""
+    if binding.id:
+        for title, prefixes in GROUPS:
+            if binding.id.startswith(prefixes):
+                return title
+    return GENERIC
+
+
 def help_text(bindings: dict[str, ActiveBinding], key_display: dict[str, str]) -> Text:
-    """One line per action: its keys and what it does."""
-    rows: dict[str, tuple[list[str], str]] = {}
+    """Each group's keys and what they do, groups in :data:`GROUPS` order, Textual's last."""
+    rows: dict[str, dict[str, tuple[list[str], str]]] = {}
     for key, active in bindings.items():
         binding = active.binding
+        if binding.system and not binding.id:
+            continue
+        group = rows.setdefault(group_of(binding), {})
         name = binding.id or binding.action
-        keys, description = rows.setdefault(
+        keys, _ = group.setdefault(
             name, ([], binding.tooltip or binding.description or binding.action)
         )
         display = key_display.get(key, key)
         if display not in keys:
             keys.append(display)
     text = Text(end="")
-    for keys, description in rows.values():
-        text.append(f"{' '.join(keys):>16}  ", "bold cyan")
-        text.append(f"{description}\n")
-    text.append("\n")
+    for title in [title for title, _ in GROUPS] + [GENERIC]:
+        if title not in rows:
+            continue
+        text.append(f"{title}\n", "bold underline")
+        for keys, description in rows[title].values():
+            text.append(f"{' '.join(keys):>16}  ", "bold cyan")
+            text.append(f"{description}\n")
+        text.append("\n")
     text.append(_ABOUT, "dim")
     return text
 
@@ -49,8 +85,9 @@ class HelpScreen(ModalScreen[None]):
     """A modal list of the keys; any of escape, ? or q closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "close", "Close", id="help.close"),
-    ]
+        Binding("escape,question_mark,q", "close", "Close", id="help.close",
+                tooltip="Close the help"),
+    ]  # fmt: skip
 
     def __init__(self, bindings: dict[str, ActiveBinding]) -> None:
         super().__init__()
@@ -58,8 +95,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The list of keys in a scrollable box."""
+        # Every key on its own ("→ n j"), not the footer's short form ("→/n").
         display = {
-            key: self.app.get_key_display(active.binding.with_key(key))
+            key: self.app.get_key_display(active.binding.with_key(key, key_display=None))
             for key, active in self.bindings.items()
         }
         with VerticalScroll(id="help-box") as box:

@@ -16,15 +16,18 @@ from textual.app import ComposeResult
 from textual.containers import Container
 from textual.events import DescendantFocus
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Tab, Tabs
 
 from ..commands import InspectorCommands
+from ..matches import query_pattern
 from ..problems import ViolationInfo
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList, EventsPane
 from ..widgets.frames import FramesList, FramesPane
+from ..widgets.gaps import GapStrip
 from ..widgets.lines import LineList
-from ..widgets.search import SearchBar
+from ..widgets.search import GotoBar, SearchBar
 from ..widgets.state import StatePane, TransitionsList
 from ..widgets.status import StatusLine
 from .stepping import SteppingScreen
@@ -34,9 +37,12 @@ __all__ = ["PANES", "MainScreen"]
 #: (pane id, title) in display order.
 PANES = (("frames", "Frames"), ("events", "Events"), ("blocks", "Blocks"), ("state", "State"))
 
+#: Below 100 columns Frames stays on top and these share the lower half, under tabs.
+LOWER_PANES = PANES[1:]
+
 
 class MainScreen(SteppingScreen):
-    """Frames · Events · Blocks · State, side by side (tabbed when narrow)."""
+    """Frames · Events · Blocks · State, side by side (two panes when narrow)."""
 
     # Textual declares this attribute as an instance variable, so no ClassVar here.
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012
@@ -50,22 +56,26 @@ class MainScreen(SteppingScreen):
     # -- layout -----------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Status line, tabs (narrow only), the four panes, search bar, footer."""
+        """Status line, timeline strip, the panes (tabs for the lower one when narrow), bars."""
         yield StatusLine(id="status")
-        tabs = Tabs(*(Tab(title, id=f"tab-{pane}") for pane, title in PANES), id="pane-tabs")
-        tabs.can_focus = False
-        yield tabs
+        yield GapStrip(self.index, id="gaps")
         with Container(id="panes"):
             yield FramesPane(self.index, self.cursor, id="frames")
+            tabs = Tabs(
+                *(Tab(title, id=f"tab-{pane}") for pane, title in LOWER_PANES), id="pane-tabs"
+            )
+            tabs.can_focus = False
+            yield tabs
             yield EventsPane(self.index, self.cursor, id="events")
             yield BlocksPane(self.index, id="blocks")
             yield StatePane(self.index, self.cursor, id="state")
         yield SearchBar(id="search")
+        yield GotoBar(id="goto")
         yield Footer()
 
     def on_mount(self) -> None:
         """First paint, with the frames list focused."""
-        self._show_pane("frames")
+        self._show_pane("events")
         self.refresh_view()
         self.query_one(FramesList).focus()
         self._check_when_finished()
@@ -94,9 +104,12 @@ class MainScreen(SteppingScreen):
         self.refresh_view()
 
     def _show_pane(self, pane: str) -> None:
-        # Narrow terminals show one pane at a time; the others stay mounted.
-        for name, _ in PANES:
+        # Narrow terminals show Frames and one of the others; the rest stay mounted.
+        if pane == "frames":
+            return
+        for name, _ in LOWER_PANES:
             self.query_one(f"#{name}").set_class(name == pane, "-active")
+        self.query_one("#pane-tabs", Tabs).active = f"tab-{pane}"
 
     def _focus_pane(self, pane: str) -> None:
         targets = {"frames": FramesList, "events": EventsList, "state": TransitionsList}
@@ -104,32 +117,46 @@ class MainScreen(SteppingScreen):
         self._show_pane(pane)
         target.focus()
 
+    def _focused_pane(self) -> Widget | None:
+        for ancestor in self.focused.ancestors_with_self if self.focused else ():
+            if isinstance(ancestor, Widget) and ancestor.has_class("pane"):
+                return ancestor
+        return None
+
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_chosen(self, event: Tabs.TabActivated) -> None:
-        self._focus_pane((event.tab.id or "tab-frames").removeprefix("tab-"))
+        pane = (event.tab.id or "tab-events").removeprefix("tab-")
+        # _show_pane sets the active tab too: that echo must not steal the focus.
+        if not self.query_one(f"#{pane}").has_class("-active"):
+            self._focus_pane(pane)
 
     def action_pane(self, delta: int) -> None:
-        """Focus the next / previous pane (narrow terminals show only that one)."""
+        """Focus the next / previous pane (narrow terminals show it under Frames)."""
         names = [name for name, _ in PANES]
-        current = "frames"
-        for ancestor in self.focused.ancestors_with_self if self.focused else ():
-            if ancestor.id in names and ancestor.has_class("pane"):
-                current = ancestor.id
-                break
+        pane = self._focused_pane()
+        current = pane.id if pane is not None and pane.id in names else "frames"
         self._focus_pane(names[(names.index(current) + delta) % len(names)])
 
+    def action_maximize_pane(self) -> None:
+        """Fill the screen with the focused pane; again (or escape) restores the layout."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        pane = self._focused_pane()
+        if pane is not None:
+            self.maximized = pane
+
     def on_descendant_focus(self, event: DescendantFocus) -> None:
-        """Tab between panes on a narrow screen: the focused pane is the one shown."""
+        """The focused pane is the one shown under Frames on a narrow screen."""
         for ancestor in event.widget.ancestors_with_self:
             if ancestor.has_class("pane") and ancestor.id:
-                self.query_one("#pane-tabs", Tabs).active = f"tab-{ancestor.id}"
                 self._show_pane(ancestor.id)
                 return
 
     # -- showing the cursor -------------------------------------------------
 
     def refresh_view(self) -> None:
-        """Every pane and the status line, as of the cursor."""
+        """Every pane, the strip and the status line, as of the cursor."""
         marked = self.index.blocks.get(self.chosen_block) if self.chosen_block is not None else None
         self.query_one(FramesPane).refresh_from(self.cursor)
         self.query_one(EventsPane).refresh_from(self.cursor, marked)
@@ -137,7 +164,13 @@ class MainScreen(SteppingScreen):
         blocks.chosen = self.chosen_block
         blocks.refresh_from(self.cursor)
         self.query_one(StatePane).refresh_from(self.cursor)
+        self.query_one(GapStrip).show(self.cursor.position)
         self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """The status line, and the search counter on the search bar's border."""
+        super().refresh_status()
+        self.query_one(SearchBar).show_counter(self.search_counter())
 
     def trace_grew(self) -> None:
         """The trace has more in it (live): index it, follow if asked, repaint."""
@@ -147,28 +180,69 @@ class MainScreen(SteppingScreen):
         self.refresh_view()
         self._check_when_finished()
 
+    def on_gap_strip_picked(self, message: GapStrip.Picked) -> None:
+        """A click on the timeline strip moves the cursor there."""
+        self.action_goto_position(message.position)
+
+    # -- search and go to ----------------------------------------------------------
+
     def action_search(self) -> None:
-        """Open the search bar."""
+        """Open the search bar (with the last query, to refine it)."""
+        self.query_one(GotoBar).remove_class("-open")
         bar = self.query_one(SearchBar)
         bar.add_class("-open")
         bar.focus()
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        query = event.value
-        hit = self.cursor.search(query)
-        if hit is None:
-            self.notify(f"No frame contains {query!r}", severity="warning", markup=False)
+        self.start_search(event.value)
+
+    def search_changed(self) -> None:
+        """Highlight the query in every list's rows (or stop highlighting)."""
+        pattern = query_pattern(self.matches.query) if self.matches is not None else None
+        for lines in self.query(LineList):
+            lines.set_highlight(pattern)
+        self.refresh_status()
+
+    def end_search(self) -> None:
+        """Close the search bar and forget the search."""
+        bar = self.query_one(SearchBar)
+        bar.remove_class("-open")
+        if self.matches is not None:
+            self.matches = None
+            self.search_changed()
+
+    def action_goto_prompt(self) -> None:
+        """``:`` asks for a frame number."""
+        bar = self.query_one(GotoBar)
+        bar.value = ""
+        bar.add_class("-open")
+        bar.focus()
+
+    @on(Input.Submitted, "#goto")
+    def _goto_submitted(self, event: Input.Submitted) -> None:
+        try:
+            frame = int(event.value)
+        except ValueError:
+            self.notify("Type a frame number.", severity="warning")
             return
-        if hit.wrapped:
-            self.notify("Search wrapped to the start", timeout=1.5)
-        self._move(lambda: self.cursor.goto(hit.position))
+        if self.action_goto_frame(frame):
+            self.query_one(GotoBar).remove_class("-open")
+            self.query_one(FramesList).focus()
 
     def action_back(self) -> None:
-        """Close the search bar, else stop showing a chosen block, else back to the picker."""
-        bar = self.query_one(SearchBar)
-        if bar.has_class("-open"):
-            bar.remove_class("-open")
+        """Undo the latest thing opened, one at a time (see the ``back`` binding)."""
+        search = self.query_one(SearchBar)
+        goto = self.query_one(GotoBar)
+        if self.maximized is not None:
+            self.minimize()
+        elif goto.has_class("-open"):
+            goto.remove_class("-open")
+            self.query_one(FramesList).focus()
+        elif search.has_focus and self.matches is not None:
+            self.query_one(FramesList).focus()  # keep the search: N / ctrl+g go on
+        elif search.has_class("-open"):
+            self.end_search()
             self.query_one(FramesList).focus()
         elif self.chosen_block is not None:
             self.chosen_block = None

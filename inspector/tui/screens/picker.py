@@ -3,6 +3,11 @@
 Each file is normalized once in a background thread to learn its provider,
 terminal state and size; the worker only posts messages and the screen adds
 the rows, so the table fills while the user already moves in it.
+
+Typing filters the table: a printable key sends the focus to the filter line
+above it (``q`` still quits while the filter is empty), ↑/↓ keep moving in
+the table and enter opens the highlighted capture. The columns shrink to fit
+an 80-column terminal.
 """
 
 from __future__ import annotations
@@ -12,12 +17,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from ...cli.common import is_stream_file
 from ...core.trace import Trace
@@ -26,7 +31,24 @@ from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
 from ..widgets.status import source_label
 
-__all__ = ["CaptureEntry", "PickerScreen", "capture_files", "describe_capture"]
+__all__ = [
+    "COLUMNS",
+    "CaptureEntry",
+    "PickerScreen",
+    "capture_files",
+    "column_widths",
+    "describe_capture",
+    "entry_matches",
+]
+
+#: (key, title, width at 120 columns and more, narrowest width); scenario takes what is left.
+COLUMNS = (
+    ("provider", "provider", 16, 11),
+    ("scenario", "scenario", 40, 0),
+    ("state", "terminal state", 34, 20),
+    ("frames", "frames", 7, 6),
+    ("bytes", "bytes", 8, 7),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +96,36 @@ def describe_capture(path: Path, root: Path) -> CaptureEntry:
     )  # fmt: skip
 
 
+def column_widths(width: int) -> dict[str, int]:
+    """Column widths for a screen ``width`` cells wide (each cell pads 1 on either side)."""
+    wide = width >= 120
+    fixed = {key: (full if wide else narrow) for key, _, full, narrow in COLUMNS if narrow}
+    padding = 2 * len(COLUMNS) + 2  # cell padding and the scrollbar
+    scenario = max(16, width - padding - sum(fixed.values()))
+    return {key: fixed.get(key, min(scenario, 60)) for key, *_ in COLUMNS}
+
+
+def entry_matches(entry: CaptureEntry, words: list[str]) -> bool:
+    """Whether every word of the filter occurs in the entry's provider, name or outcome."""
+    haystack = " ".join(
+        (entry.provider, entry.scenario, entry.state, entry.detail, entry.path.name)
+    ).casefold()
+    return all(word in haystack for word in words)
+
+
 class PickerScreen(Screen[None]):
-    """Choose a capture to open (enter); q quits."""
+    """Choose a capture to open (enter); type to filter; q quits."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="picker.open", tooltip="Open the capture"),
+        Binding("down", "move(1)", "Down", show=False, id="picker.down",
+                tooltip="Next capture (also from the filter line)"),
+        Binding("up", "move(-1)", "Up", show=False, id="picker.up",
+                tooltip="Previous capture (also from the filter line)"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="picker.clear",
+                tooltip="Clear the filter"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
-    ]
+    ]  # fmt: skip
 
     class Scanned(Message):
         """One capture was summarized (posted by the scanning thread)."""
@@ -94,10 +139,18 @@ class PickerScreen(Screen[None]):
         self.root = root
         self.files = capture_files(root) if root is not None and root.is_dir() else []
         self.entries: dict[str, CaptureEntry] = {}
+        self._widths: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
-        """Title line, the table, footer."""
+        """Title line, the filter, the table, footer."""
         yield Static(id="picker-title")
+        bar = Input(
+            placeholder="type to filter (provider, name, outcome)",
+            id="picker-filter",
+            select_on_focus=False,  # the key that moved the focus here is its first letter
+        )
+        bar.cursor_blink = False  # screenshots and snapshots must not depend on the blink
+        yield bar
         table: DataTable[str | Text] = DataTable(id="captures", cursor_type="row")
         yield table
         yield Footer()
@@ -105,12 +158,7 @@ class PickerScreen(Screen[None]):
     def on_mount(self) -> None:
         """Columns, title, and the scan in the background."""
         table = self.query_one(DataTable)
-        # Fixed widths: rows arrive one by one and the table must not jump around.
-        table.add_column("provider", key="provider", width=16)
-        table.add_column("scenario", key="scenario", width=40)
-        table.add_column("terminal state", key="state", width=34)
-        table.add_column("frames", key="frames", width=7)
-        table.add_column("bytes", key="bytes", width=8)
+        self._set_columns(self.app.size.width)
         title = Text(" inspector · ", "bold", end="")
         if not self.files:
             where = str(self.root) if self.root is not None else "the bundled library"
@@ -120,7 +168,9 @@ class PickerScreen(Screen[None]):
         else:
             name = self.root.name if self.root is not None else ""
             title.append_text(one_line(name, 80))
-            title.append(f" · {len(self.files)} streams · enter opens one · q quits", "dim")
+            title.append(
+                f" · {len(self.files)} streams · type to filter · enter opens · q quits", "dim"
+            )
             self._scan(self.files)
         self.query_one("#picker-title", Static).update(title)
         table.focus()
@@ -131,10 +181,35 @@ class PickerScreen(Screen[None]):
         for path in files:
             self.post_message(self.Scanned(describe_capture(path, root)))
 
-    def on_picker_screen_scanned(self, message: Scanned) -> None:
-        """Add the summarized capture as a row."""
-        entry = message.entry
-        self.entries[str(entry.path)] = entry
+    def _set_columns(self, width: int) -> None:
+        # Fixed widths: rows arrive one by one and the table must not jump around.
+        widths = column_widths(width)
+        if widths == self._widths:
+            return
+        self._widths = widths
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for key, title, *_ in COLUMNS:
+            table.add_column(title, key=key, width=widths[key])
+        self._fill()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrower or wider columns for the new width."""
+        self._set_columns(event.size.width)
+
+    def _filter_words(self) -> list[str]:
+        return self.query_one("#picker-filter", Input).value.casefold().split()
+
+    def _fill(self) -> None:
+        """The table again: every entry the filter lets through, in file order."""
+        table = self.query_one(DataTable)
+        table.clear()
+        words = self._filter_words()
+        for entry in self.entries.values():
+            if entry_matches(entry, words):
+                self._add_row(entry)
+
+    def _add_row(self, entry: CaptureEntry) -> None:
         state = Text(entry.state, STATE_STYLES.get(entry.state, "bold red"))
         if entry.detail:
             state.append(" · ", "dim")
@@ -147,6 +222,47 @@ class PickerScreen(Screen[None]):
             Text(size_label(entry.size), justify="right"),
             key=str(entry.path),
         )
+
+    def on_picker_screen_scanned(self, message: Scanned) -> None:
+        """Add the summarized capture as a row (when the filter lets it through)."""
+        entry = message.entry
+        self.entries[str(entry.path)] = entry
+        if entry_matches(entry, self._filter_words()):
+            self._add_row(entry)
+
+    @on(Input.Changed, "#picker-filter")
+    def _filter_changed(self) -> None:
+        self._fill()
+
+    @on(Input.Submitted, "#picker-filter")
+    def _filter_submitted(self) -> None:
+        self.action_open()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed in the table starts (or continues) the filter."""
+        bar = self.query_one("#picker-filter", Input)
+        if bar.has_focus or not event.is_printable or event.character is None:
+            return
+        if event.character == "q" and not bar.value:
+            return  # q quits
+        event.stop()
+        event.prevent_default()
+        bar.focus()
+        bar.insert_text_at_cursor(event.character)
+
+    def action_move(self, delta: int) -> None:
+        """Move the table's highlight (the filter line keeps the focus)."""
+        table = self.query_one(DataTable)
+        if delta > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
+
+    def action_clear_filter(self) -> None:
+        """Empty the filter and go back to the table."""
+        bar = self.query_one("#picker-filter", Input)
+        bar.value = ""
+        self.query_one(DataTable).focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter (or a click on the selected row) opens the capture."""

@@ -10,9 +10,11 @@ implements by asking each pane to show the state as of the cursor.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import orjson
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.timer import Timer
@@ -20,8 +22,11 @@ from textual.timer import Timer
 from ...core.trace import Trace
 from ..cursor import Breakpoint, Cursor, Player
 from ..index import TraceIndex
+from ..matches import Matches, find_matches
+from ..playback import UNTIMED_RATE, FixedRatePlayer
+from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList
-from ..widgets.status import StatusLine, status_text
+from ..widgets.status import LiveState, StatusLine, status_segments
 
 if TYPE_CHECKING:
     from ...feed import Feed
@@ -35,47 +40,63 @@ PLAY_RATE = 30.0
 class SteppingScreen(Screen[None]):
     """Cursor, player and every key of the main screen."""
 
+    # Help and quit come first: the footer drops keys from its right end on a
+    # narrow terminal, and these two must always show.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,n", "step(1)", "Next", key_display="→/n", id="step.next",
+        Binding("question_mark", "help", "Help", key_display="?", id="help.open",
+                tooltip="All keys, grouped by task"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
+        Binding("right,n,j", "step(1)", "Next", key_display="→/n", id="step.next",
                 tooltip="Next frame"),
-        Binding("left,p", "step(-1)", "Prev", key_display="←/p", id="step.previous",
+        Binding("left,p,k", "step(-1)", "Prev", key_display="←/p", id="step.previous",
                 tooltip="Previous frame"),
         Binding("right_square_bracket", "step_event(1)", "Event", key_display="[ ]",
                 id="event.next", tooltip="Next normalized event"),
         Binding("left_square_bracket", "step_event(-1)", "Prev event", show=False,
                 id="event.previous", tooltip="Previous normalized event"),
-        Binding("home", "home", "Start", id="step.home",
+        Binding("home,g", "home", "Start", show=False, id="step.home",
                 tooltip="Before the first frame"),
-        Binding("end", "end", "End", id="step.end", tooltip="The last frame / the end of bytes"),
+        Binding("end,G", "end", "End", show=False, id="step.end",
+                tooltip="The last frame / the end of bytes"),
         Binding("space", "play", "Play", id="play.toggle",
-                tooltip="Play / pause with the recorded timing"),
+                tooltip="Play / pause (recorded timing; a fixed rate when untimed)"),
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", show=False,
                 id="play.faster", tooltip="Play faster"),
         Binding("minus", "speed(-1)", "Slower", key_display="-", show=False,
                 id="play.slower", tooltip="Play slower"),
+        Binding("colon", "goto_prompt", "Go to", key_display=":", id="jump.frame",
+                tooltip="Go to a frame by its number"),
         Binding("e", "next_problem", "Error", id="jump.error",
-                tooltip="Jump to the next error or violation"),
+                tooltip="Next error or violation"),
+        Binding("E", "previous_problem", "Prev error", show=False, id="jump.error_previous",
+                tooltip="Previous error or violation"),
         Binding("b", "breakpoint", "Break", id="breakpoint.toggle",
-                tooltip="Toggle a breakpoint on the selected frame's event type"),
+                tooltip="Toggle a breakpoint on the selected frame's (or event's) type"),
         Binding("slash", "search", "Search", key_display="/", id="search.open",
-                tooltip="Search frames and text"),
+                tooltip="Search frames and the assembled text; enter: next match"),
+        Binding("ctrl+g", "search_step(1)", "Next match", show=False, id="search.next",
+                tooltip="Next match of the search"),
+        Binding("N", "search_step(-1)", "Prev match", show=False, id="search.previous",
+                tooltip="Previous match of the search"),
         Binding("f", "follow", "Follow", id="live.follow",
                 tooltip="Follow the newest frame (live)"),
         Binding("c", "cancel_feed", "Cancel", id="live.cancel",
                 tooltip="Cancel the live stream"),
         Binding("d", "details", "Details", id="details.open",
                 tooltip="The exchange: request, response, timings"),
-        Binding("x", "export", "Export", id="export.open",
-                tooltip="Export an anonymized capture, its golden events and a report"),
-        Binding("question_mark", "help", "Help", key_display="?", id="help.open",
-                tooltip="All keys"),
+        Binding("y", "copy", "Copy", show=False, id="view.copy",
+                tooltip="Copy the selected frame's data, event or block to the clipboard"),
+        Binding("m", "maximize_pane", "Maximize", show=False, id="view.maximize",
+                tooltip="Maximize the focused pane (again, or escape: restore)"),
         Binding("tab", "pane(1)", "Next pane", show=False, id="pane.next",
                 tooltip="Next pane (the one shown, when narrow)"),
         Binding("shift+tab", "pane(-1)", "Previous pane", show=False, id="pane.previous",
                 tooltip="Previous pane"),
         Binding("escape", "back", "Back", show=False, id="back",
-                tooltip="Close search / stop following a block / back to the picker"),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
+                tooltip="Restore a maximized pane / leave or close search / "
+                        "stop marking a block / back to the picker"),
+        Binding("x", "export", "Export", id="export.open",
+                tooltip="Export an anonymized capture, its golden events and a report"),
     ]  # fmt: skip
 
     def __init__(
@@ -95,8 +116,17 @@ class SteppingScreen(Screen[None]):
         self.from_picker = from_picker
         self.index = TraceIndex(trace)
         self.cursor = Cursor(self.index, position)
-        self.player = Player(self.cursor)
+        #: Play rate (frames/s at 1×) of a capture without timing, else None.
+        self.untimed_rate = (
+            UNTIMED_RATE if feed is None and self.index.n_frames and not self.index.timed else None
+        )
+        self.player: Player = (
+            FixedRatePlayer(self.cursor, self.untimed_rate)
+            if self.untimed_rate is not None
+            else Player(self.cursor)
+        )
         self.chosen_block: int | None = None
+        self.matches: Matches | None = None
         self._play_timer: Timer | None = None
         self._checking = False
 
@@ -105,11 +135,34 @@ class SteppingScreen(Screen[None]):
         raise NotImplementedError
 
     def refresh_status(self) -> None:
-        """Only the status line (play state, breakpoints)."""
-        text = status_text(
-            self.index, self.cursor, self.player, self.source, live=self.feed is not None
+        """Only the status line (play state, breakpoints, search counter)."""
+        segments = status_segments(
+            self.index,
+            self.cursor,
+            self.player,
+            self.source,
+            self.live_state(),
+            rate=self.untimed_rate,
+            search=self.search_counter(),
         )
-        self.query_one(StatusLine).show(text)
+        self.query_one(StatusLine).show_segments(segments)
+
+    def live_state(self) -> LiveState | None:
+        """What the live stream is doing (None: not live)."""
+        if self.feed is None:
+            return None
+        if not self.feed_running:
+            return "ended"
+        if self.index.n_frames == 0 and not self.trace.bytes_received:
+            has_response = bool(self.feed.exchange.get("response"))
+            return "waiting" if has_response else "connecting"
+        return "following" if self.cursor.follow else "live"
+
+    def search_counter(self) -> str | None:
+        """``2 of 5`` while a search is active (None otherwise)."""
+        if self.matches is None:
+            return None
+        return self.matches.counter(self.cursor.position)
 
     def _move(self, move: Callable[[], bool]) -> bool:
         # A move by the user takes over from playing and from following.
@@ -150,6 +203,94 @@ class SteppingScreen(Screen[None]):
         if not self._move(self.cursor.next_problem):
             self.notify("No error or violation after this point.", severity="warning")
 
+    def action_previous_problem(self) -> None:
+        """Jump to the previous stream.error or violation."""
+        events = self.index.problems.events
+        before = self.cursor.event if self.cursor.event is not None else 0
+        j = bisect_left(events, before)
+        if not j or not self._move(lambda: self.cursor.select_event(events[j - 1])):
+            self.notify("No error or violation before this point.", severity="warning")
+
+    def action_goto_frame(self, frame: int) -> bool:
+        """Go to frame number ``frame`` (as the Frames pane counts); False when there is none."""
+        if not 0 <= frame < self.index.n_frames:
+            last = self.index.n_frames - 1
+            where = f"0–{last}" if last >= 0 else "none yet"
+            self.notify(f"No frame {frame} (frames: {where}).", severity="warning")
+            return False
+        self._move(lambda: self.cursor.goto(frame))
+        return True
+
+    def action_search_step(self, direction: int) -> None:
+        """The next (``1``) or previous (``-1``) match of the active search."""
+        matches = self.current_matches()
+        if matches is None:
+            self.notify("No search yet: / searches.", severity="warning")
+            return
+        position = self.cursor.position
+        hit = matches.next_after(position) if direction > 0 else matches.previous_before(position)
+        if hit is None:
+            self.notify(f"Nothing matches {matches.query!r}", severity="warning", markup=False)
+            self.refresh_status()
+            return
+        if hit.wrapped:
+            where = "start" if direction > 0 else "end"
+            self.notify(f"Search wrapped to the {where}", timeout=1.5)
+        if not self._move(lambda: self.cursor.goto(hit.position)):
+            self.refresh_status()
+
+    def current_matches(self) -> Matches | None:
+        """The active search's matches, found again if a live trace grew since."""
+        matches = self.matches
+        if matches is not None and matches.extent != (self.index.n_frames, self.index.n_events):
+            matches = self.matches = find_matches(self.index, matches.query)
+        return matches
+
+    def start_search(self, query: str) -> None:
+        """Find every match of ``query`` (once) and go to the first after the cursor."""
+        if self.matches is None or self.matches.query != query:
+            self.matches = find_matches(self.index, query) if query else None
+            self.search_changed()
+        if self.matches is not None:
+            self.action_search_step(1)
+
+    def search_changed(self) -> None:
+        """The search (and so what rows highlight) changed: see MainScreen."""
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """(what, text) ``y`` copies: the focused pane's selection, else the frame's data."""
+        focused = self.focused
+        trace = self.trace
+        if isinstance(focused, EventsList) and self.cursor.event is not None:
+            event = trace.events[self.cursor.event]
+            what = f"event #{self.cursor.event + 1} ({event.get('type')})"
+            return what, orjson.dumps(event, option=orjson.OPT_INDENT_2).decode()
+        if isinstance(focused, BlocksPane):
+            k = self.cursor.k
+            started = self.index.blocks_at(k)
+            if started:
+                block = self.index.block_at_order(focused.anchor_order(self.cursor, started))
+                text, _ = block.text.text_at(k)
+                return f"block {block.id} ({block.kind})", text
+        frame = self.cursor.frame
+        if frame is None:
+            return None
+        record = trace.frames[frame]
+        if record.data:
+            return f"frame {frame}'s data", record.data
+        raw = trace.chunks.span(*trace.frames.span_of(frame))
+        return f"frame {frame}", raw.decode("utf-8", "replace")
+
+    def action_copy(self) -> None:
+        """Copy the selection to the clipboard (OSC 52: works over ssh, in most terminals)."""
+        target = self.copy_target()
+        if target is None:
+            self.notify("Nothing selected to copy: step to a frame first.", severity="warning")
+            return
+        what, text = target
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what}: {len(text.encode()):,} bytes", timeout=2, markup=False)
+
     def action_play(self) -> None:
         """Play or pause with the recorded timing."""
         if self.player.playing:
@@ -177,7 +318,9 @@ class SteppingScreen(Screen[None]):
     def action_speed(self, steps: int) -> None:
         """Play faster / slower."""
         speed = self.player.change_speed(steps, time.monotonic())
-        self.notify(f"Playback speed {speed:g}×", timeout=1.5)
+        rate = self.untimed_rate
+        said = f"{rate * speed:g} frames/s" if rate is not None else f"{speed:g}×"
+        self.notify(f"Playback speed {said}", timeout=1.5)
         self.refresh_status()
 
     def breakpoint_target(self) -> Breakpoint | None:

@@ -9,8 +9,9 @@ cost, which is what keeps stepping independent of the capture's size.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.style import Style
 from rich.text import Text
@@ -22,7 +23,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-__all__ = ["LineList"]
+__all__ = ["MATCH_STYLE", "LineList"]
+
+#: How a search match looks inside a row.
+MATCH_STYLE: Final = Style(color="black", bgcolor="yellow", bold=True)
 
 
 class LineList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -93,6 +97,8 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor_row: int | None = None
         self._look: Hashable = None
         self._base: Style | None = None
+        self.highlight: re.Pattern[str] | None = None
+        self._reveal: int | None = None  # the row to keep in view (default: the cursor)
 
     # -- what subclasses provide ---------------------------------------------
 
@@ -132,6 +138,7 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
             self.virtual_size = Size(self.scrollable_content_region.width, height)
         self.cursor_row = cursor_row
         target = reveal if reveal is not None else cursor_row
+        self._reveal = target
         if target is not None:
             self.scroll_to_row(target)
         if look != self._look or self.scroll_offset.y != old_top:
@@ -148,6 +155,12 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
         for row in changed:
             if top <= row < bottom:
                 self.refresh_line(row)
+
+    def set_highlight(self, pattern: re.Pattern[str] | None) -> None:
+        """Mark what ``pattern`` matches in every row (None: nothing)."""
+        if pattern != self.highlight:
+            self.highlight = pattern
+            self.clear_cache()
 
     def clear_cache(self) -> None:
         """Forget every rendered row (their content changed)."""
@@ -171,11 +184,15 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
             self.scroll_to(y=row - (2 * height) // 3, animate=False, immediate=True)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Keep the virtual width in step and the cursor visible after a resize."""
+        """Keep the virtual width in step and the revealed row visible after a resize.
+
+        A list hidden under a tab has no height, so it could not scroll when
+        its rows changed; it scrolls here, when it is shown again.
+        """
         height = max(self.rows, self.virtual_size.height)
         self.virtual_size = Size(self.scrollable_content_region.width, height)
-        if self.cursor_row is not None:
-            self.scroll_to_row(self.cursor_row)
+        if self._reveal is not None:
+            self.scroll_to_row(self._reveal)
 
     # -- rendering -------------------------------------------------------------
 
@@ -202,8 +219,13 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
             if selected:
                 # On top of the row's own styles, so the highlight shows through them.
                 cursor_style = self.get_component_rich_style("linelist--cursor")
-                text.stylize(cursor_style)
+                # Only its background and weight: a row's own colour (a red error) stays.
+                text.stylize(Style(bgcolor=cursor_style.bgcolor, bold=cursor_style.bold))
                 fill = base + cursor_style
+            if self.highlight is not None:
+                # Last, so a match shows on the cursor row too.
+                for hit in self.highlight.finditer(text.plain):
+                    text.stylize(MATCH_STYLE, hit.start(), hit.end())
             strip = Strip(list(text.render(self.app.console)), text.cell_len)
             strip = strip.adjust_cell_length(width, fill)
             self._cache[key] = strip

@@ -1,18 +1,62 @@
-"""The status line: what is open, where the cursor is, what the stream did."""
+"""The status line: where the cursor is, what the stream did, what is open.
+
+The line is built from *segments*, each with a priority; :func:`fit` keeps
+the line on one row by dropping the least important segments that do not
+fit (the source file first, then the model, the timings ...). The cursor's
+place and the stream state are never dropped.
+
+The violation counts use the words ``inspector check`` prints:
+``violations`` are broken invariants the independent checker found in our
+own output, ``rejected`` the provider's stream the machine refused; each
+names its rule numbers.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Final
 
 from rich.text import Text
+from textual import events
+from textual.widgets import Static
 
 from ..cursor import Cursor, Player
 from ..index import LONG_GAP, TraceIndex
+from ..problems import ViolationInfo
 from ..rows import state_text
 from ..textsafe import one_line
-from .textview import TextView
 
-__all__ = ["StatusLine", "source_label", "status_text"]
+__all__ = [
+    "LiveState",
+    "Segment",
+    "StatusLine",
+    "fit",
+    "source_label",
+    "status_segments",
+]
+
+#: What a live stream is doing, as the status line says it.
+LiveState = str  # "connecting" | "waiting" | "following" | "live" | "ended"
+
+_LIVE_WORDS: Final[dict[str, tuple[str, str]]] = {
+    "connecting": ("◌ connecting…", "bold magenta"),
+    "waiting": ("◌ waiting for the first byte…", "bold magenta"),
+    "following": ("◉ live · following", "bold magenta"),
+    "live": ("◉ live · not following", "magenta"),
+    "ended": ("◉ live · ended", "dim magenta"),
+}
+
+_SEP: Final = "  "
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One part of the status line; the lowest ``priority`` is dropped first."""
+
+    priority: int
+    text: Text
 
 
 def source_label(source: str | None) -> str:
@@ -36,27 +80,39 @@ def _model(index: TraceIndex) -> str | None:
     return model if isinstance(model, str) else None
 
 
-def status_text(
-    index: TraceIndex,
-    cursor: Cursor,
-    player: Player,
-    source: str,
-    live: bool,
-) -> Text:
-    """The whole status line as of the cursor (stream-wide figures on the right)."""
-    trace = index.trace
-    text = Text(no_wrap=False, end="")
-    text.append(" inspector", "bold")
-    text.append(" · ", "dim")
-    text.append_text(one_line(trace.provider or "?", 40, "bold cyan"))
-    model = _model(index)
-    if model:
-        text.append(" · ", "dim")
-        text.append_text(one_line(model, 60))
-    text.append(" · ", "dim")
-    text.append_text(one_line(source, 80, "italic"))
-    text.append("  ● ", "bold")
-    text.append_text(state_text(index.stream_state_at(cursor.k)))
+def _source_without_provider(source: str, provider: str | None) -> str:
+    # The library keeps captures in a folder per provider: "anthropic/x.jsonl"
+    # would say the provider twice.
+    if provider and source.startswith(f"{provider}/"):
+        return source[len(provider) + 1 :]
+    return source
+
+
+def _rules(violations: Sequence[ViolationInfo]) -> str:
+    rules = sorted({v.rule for v in violations})
+    return " (rule " + ", ".join(str(r) for r in rules) + ")" if rules else ""
+
+
+def _problems(index: TraceIndex) -> Text:
+    """``violations N · rejected M · ignored K``: the words ``inspector check`` uses."""
+    every = index.problems.violations
+    output = [v for v in every if v.source == "output"]
+    rejected = [v for v in every if v.source != "output"]
+    text = Text(end="")
+    text.append("violations ", "dim")
+    if index.output_checked:
+        text.append(str(len(output)) + _rules(output), "bold red" if output else "green")
+    else:
+        text.append("…", "dim")  # the checker runs once the stream has ended
+    text.append(" · rejected ", "dim")
+    text.append(str(len(rejected)) + _rules(rejected), "bold red" if rejected else "green")
+    ignored = len(index.problems.ignored)
+    text.append(" · ignored ", "dim")
+    text.append(str(ignored), "yellow" if ignored else "")
+    return text
+
+
+def _where(index: TraceIndex, cursor: Cursor) -> Text:
     n = index.n_frames
     if cursor.position < 0:
         where = f"frame –/{n}"
@@ -65,34 +121,128 @@ def status_text(
     else:
         where = f"frame {cursor.position}/{n}"
     selected = 0 if cursor.event is None else cursor.event + 1
-    text.append(f"  {where} · event {selected}/{index.n_events}", "bold")
-    ttfc = index.time_to_first_content()
-    text.append("  TTFC ", "dim")
-    text.append("—" if ttfc is None else f"{ttfc * 1000:.0f} ms")
+    return Text(f"{where} · event {selected}/{index.n_events}", "bold", end="")
+
+
+def _timings(index: TraceIndex) -> Text:
+    text = Text(end="")
+    if not index.timed:
+        text.append("untimed", "dim")  # a raw SSE body: no time to show
+        return text
+    ttft = index.time_to_first_content()
+    text.append("TTFT ", "dim")
+    text.append("—" if ttft is None else f"{ttft * 1000:.0f} ms")
     text.append(" · max gap ", "dim")
     text.append(
         f"{index.max_gap * 1000:.0f} ms", "bold yellow" if index.max_gap >= LONG_GAP else ""
     )
-    text.append(" · ignored ", "dim")
-    ignored = index.problems.ignored
-    text.append(str(len(ignored)), "yellow" if ignored else "")
-    text.append(" · violations ", "dim")
-    violations = index.problems.violations
-    text.append(str(len(violations)), "bold red" if violations else "green")
-    if player.playing:
-        text.append(f"   ▶ playing {player.speed:g}×", "bold green")
-    elif player.speed != 1.0:
-        text.append(f"   ⏸ {player.speed:g}×", "dim")
-    if player.stopped_by == "breakpoint" and not player.playing:
-        text.append("   ● stopped at a breakpoint", "bold red")
-    if cursor.breakpoints:
-        text.append(f"   ● {len(cursor.breakpoints)} breakpoint(s)", "red")
-    if live:
-        text.append("   ◉ live", "bold magenta")
-        if cursor.follow:
-            text.append(" · following", "magenta")
     return text
 
 
-class StatusLine(TextView):
-    """The line at the top of the main screen (see :func:`status_text`)."""
+def _playing(player: Player, rate: float | None) -> Text | None:
+    """``▶ 2×`` (or ``▶ 20 frames/s`` for an untimed capture), ``⏸`` when paused off 1×."""
+    speed = f"{rate * player.speed:g} frames/s" if rate is not None else f"{player.speed:g}×"
+    if player.playing:
+        return Text(f"▶ {speed}", "bold green", end="")
+    if player.stopped_by == "breakpoint":
+        return Text("● stopped at a breakpoint", "bold red", end="")
+    if player.speed != 1.0 or rate is not None:
+        return Text(f"⏸ {speed}", "dim", end="")
+    return None
+
+
+def status_segments(
+    index: TraceIndex,
+    cursor: Cursor,
+    player: Player,
+    source: str,
+    live: LiveState | None = None,
+    *,
+    rate: float | None = None,
+    search: str | None = None,
+) -> list[Segment]:
+    """Every segment of the status line as of the cursor, in display order.
+
+    ``rate`` is the play rate of an untimed capture (frames a second at 1×),
+    ``search`` the search counter ("2 of 5") while a search is active.
+    """
+    trace = index.trace
+    out: list[Segment] = []
+    add = out.append
+    state = Text("● ", "bold", end="")
+    state.append_text(state_text(index.stream_state_at(cursor.k)))
+    add(Segment(100, state))
+    add(Segment(100, _where(index, cursor)))
+    if live is not None:
+        words, style = _LIVE_WORDS[live]
+        add(Segment(95, Text(words, style, end="")))
+    playing = _playing(player, rate)
+    if playing is not None:
+        add(Segment(90, playing))
+    if cursor.breakpoints:
+        add(Segment(80, Text(f"● {len(cursor.breakpoints)} breakpoint(s)", "red", end="")))
+    if search is not None:
+        add(Segment(85, Text(f"/ {search}", "bold yellow", end="")))
+    add(Segment(70, _problems(index)))
+    add(Segment(60, _timings(index)))
+    provider = trace.provider or "?"
+    add(Segment(50, one_line(provider, 40, "bold cyan")))
+    # Model and source follow the provider, which outranks them: "· " joins them to it.
+    model = _model(index)
+    if model:
+        add(Segment(30, Text("· ", "dim", end="").append_text(one_line(model, 60))))
+    where = one_line(_source_without_provider(source, trace.provider), 80, "italic")
+    add(Segment(20, Text("· ", "dim", end="").append_text(where)))
+    return out
+
+
+def fit(segments: Sequence[Segment], width: int | None) -> Text:
+    """The segments on one line of ``width`` cells, dropping the least important first."""
+    kept = list(segments)
+    if width is not None and width > 0:
+        budget = width - 1  # the leading space
+        order = sorted(range(len(kept)), key=lambda i: kept[i].priority)
+        dropped: set[int] = set()
+
+        def length() -> int:
+            parts = [s.text.cell_len for i, s in enumerate(kept) if i not in dropped]
+            return sum(parts) + len(_SEP) * len(parts)  # a bound: joiners are 1 or 2 cells
+
+        for i in order:
+            if length() <= budget or kept[i].priority >= 100:
+                break
+            dropped.add(i)
+        kept = [s for i, s in enumerate(kept) if i not in dropped]
+    line = Text(" ", end="", no_wrap=True, overflow="ellipsis")
+    for i, segment in enumerate(kept):
+        if i:
+            # A segment that continues the previous one starts with its own "· ".
+            line.append(" " if segment.text.plain.startswith("· ") else _SEP)
+        line.append_text(segment.text)
+    return line
+
+
+class StatusLine(Static):
+    """The line at the top of the main screen: :func:`status_segments`, fitted to its width."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._segments: list[Segment] = []
+        self._shown: Text | None = None
+
+    def show_segments(self, segments: list[Segment]) -> None:
+        """Show ``segments``, fitted to the current width (repaint only on a change)."""
+        self._segments = segments
+        self._paint()
+
+    def _paint(self) -> None:
+        width = self.size.width or None
+        text = fit(self._segments, width)
+        if self._shown is not None and self._shown == text:
+            return
+        self._shown = text
+        self.update(text)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width keeps or drops different segments."""
+        self._paint()
