@@ -37,8 +37,12 @@ COMMAND_HELP: Final = {
     "serve": "serve captures as provider streaming endpoints, with faults on demand",
     "export": "anonymize captures and write them with their golden events",
     "proxy": "a recording reverse proxy: point an app at it, watch and record its streams",
+    "import": "turn VCR cassettes and HAR files into captures",
+    "diff": "compare two streams by their normalized events",
 }
 COMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)
+#: A command whose name cannot be a module name (``import`` is a keyword).
+_MODULES: Final = {"import": "imports"}
 
 # What a command's ``sub.add_parser(...)`` may set on the parser made for it.
 _PARSER_SETTINGS = frozenset({"description", "epilog", "formatter_class", "usage"})
@@ -68,7 +72,8 @@ class _CommandParser(_Parser):
         """Import the command's module and let it add its arguments (once)."""
         if not self.loaded:
             self.loaded = True
-            importlib.import_module(f"{__package__}.{self.command}").register(_Adopt(self))
+            module = _MODULES.get(self.command, self.command)
+            importlib.import_module(f"{__package__}.{module}").register(_Adopt(self))
         return self
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:

@@ -1,0 +1,70 @@
+"""``inspector import FILE... -o DIR``: VCR cassettes and HAR logs become captures.
+
+The command is called ``import``; the module cannot be (``import`` is a
+Python keyword), hence ``imports``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, error, say
+
+
+def register(sub: Any) -> None:
+    """Add the ``import`` subcommand."""
+    parser = sub.add_parser(
+        "import",
+        help="turn VCR cassettes and HAR files into captures",
+        description=(
+            "Read VCR cassettes (vcrpy / pytest-recording YAML or JSON, including "
+            "pydantic-ai's parsed_body form, !!binary, gzip and several interactions per "
+            "file) and HAR 1.2 files, and write one capture per streamed response into DIR: "
+            "NAME.jsonl, or NAME-N.jsonl when a file holds several (N is the interaction's "
+            "place in the file). The provider comes from the request URL and body. These "
+            "formats keep the body but not its timing or chunking: the capture says so "
+            '("timed": false). Non-streaming interactions are skipped and listed. '
+            "inspector open/events/check/frames also read these files directly (the first "
+            "streamed response). Exit 0 when every file was imported, 1 when a file could "
+            "not be read or had nothing streamed, 2 on bad usage."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="FILE", help="cassettes (.yaml) or HAR files")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import every file; print one line per capture written and per problem."""
+    from ..interop import InteropError
+    from ..interop.importer import import_files
+    from ..session import guess_provider
+    from ..terminal import safe_path
+
+    status = EXIT_OK
+    written = 0
+    try:
+        for outcome in import_files(args.paths, args.output):
+            if outcome.error is not None:
+                error(outcome.error)
+                status = EXIT_PROBLEM
+                continue
+            for line in outcome.skipped:
+                say(f"skipped {line}")
+            for line in outcome.problems:
+                error(line)
+                status = EXIT_PROBLEM
+            if not outcome.written and not outcome.problems:
+                error(f"{safe_path(outcome.source)}: no streamed response to import")
+                status = EXIT_PROBLEM
+            for index, target, rec in outcome.written:
+                written += 1
+                provider = guess_provider(rec) or "provider unknown"
+                timing = "timed" if (rec.header or {}).get("timed") else "untimed"
+                say(f"{outcome.source}#{index} -> {target} ({provider}, {timing})")
+    except InteropError as exc:
+        error(exc)
+        return EXIT_USAGE
+    say(f"imported {written} stream(s) into {args.output}")
+    return status

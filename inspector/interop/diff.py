@@ -1,0 +1,507 @@
+"""Two streams compared by their normalized events: where they part, and how.
+
+"This worked yesterday and fails today" is one call: :func:`diff_streams`
+normalizes both sides (a capture, a raw SSE body, a cassette, or a golden
+``.events.jsonl``) and reports
+
+* the **first divergence**: the first event index where the two sequences
+  differ, with both events;
+* **per-block** differences: kind, tool name, the text or the tool
+  arguments (which keys differ, or where the text parts);
+* the **terminal state** (status, finish reason, error category and code),
+  **usage**, and the **timing shape** (time to first token, total, longest
+  gap, chunk and frame counts) — timing is shown, never compared: two
+  recordings never share a clock.
+
+By default the values that differ between any two recordings of the same
+exchange — the stream id, the provider's response and call ids, the raw
+usage object — are left out of the comparison (``exact=True`` keeps all
+but the stream id), so a divergence means the *stream* changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from ..core.trace import Trace
+
+__all__ = [
+    "BlockSummary",
+    "DiffInputError",
+    "Divergence",
+    "Side",
+    "StreamDiff",
+    "TimingShape",
+    "diff_events",
+    "diff_streams",
+    "is_events_file",
+    "load_side",
+    "report_lines",
+    "to_json",
+]
+
+_EVENT_TYPES: Final = frozenset(
+    {"stream.start", "block.start", "block.delta", "block.stop", "stream.done", "stream.error",
+     "stream.heartbeat", "stream.warning"}
+)  # fmt: skip
+_ID_FIELDS: Final = ("response_id", "call_id")
+_MAX_EVENTS_FILE: Final = 1 << 30
+
+
+class DiffInputError(ValueError):
+    """A side that cannot be read or normalized; the message says why, path first."""
+
+
+@dataclass(frozen=True)
+class TimingShape:
+    """How a stream unfolded in time (seconds); None where the recording kept no timing."""
+
+    timed: bool
+    ttft: float | None
+    total: float | None
+    max_gap: float | None
+    chunks: int
+    frames: int
+
+
+@dataclass
+class Side:
+    """One side of a diff: its events, and the trace when it was a stream (not a golden)."""
+
+    path: str
+    events: list[dict[str, Any]]
+    trace: Trace | None = None
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first event index (0-based) where the sides differ, and both events there."""
+
+    index: int
+    left: dict[str, Any] | None
+    right: dict[str, Any] | None
+
+
+@dataclass
+class BlockSummary:
+    """What one block of a stream carried, assembled from its events."""
+
+    index: int
+    kind: str = "?"
+    name: str | None = None
+    text: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)
+    signature: int = 0
+    citations: int = 0
+    closed: bool = False
+
+    @property
+    def label(self) -> str:
+        """``b_1 tool_call get_weather``."""
+        name = f" {self.name}" if self.name else ""
+        return f"b_{self.index} {self.kind}{name}"
+
+
+@dataclass
+class StreamDiff:
+    """The whole comparison (see the module docstring)."""
+
+    left: Side
+    right: Side
+    first: Divergence | None
+    blocks: list[str]
+    terminal: tuple[dict[str, Any], dict[str, Any]]
+    usage: tuple[dict[str, Any] | None, dict[str, Any] | None]
+    timing: tuple[TimingShape | None, TimingShape | None]
+    exact: bool = False
+
+    @property
+    def same(self) -> bool:
+        """No event differs (as compared; timing never counts)."""
+        return self.first is None
+
+
+# -- loading ------------------------------------------------------------------
+
+
+def is_events_file(path: str | Path, head: bytes) -> bool:
+    """A golden ``.events.jsonl``: named so, or its first line is a contract event."""
+    if str(path).endswith(".events.jsonl"):
+        return True
+    first = head.lstrip().split(b"\n", 1)[0]
+    try:
+        record = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return (
+        isinstance(record, dict)
+        and record.get("type") in _EVENT_TYPES
+        and "seq" in record
+        and "stream_id" in record
+    )
+
+
+def _read_events(path: str) -> list[dict[str, Any]]:
+    try:
+        with Path(path).open("rb") as file:
+            data = file.read(_MAX_EVENTS_FILE + 1)
+    except OSError as exc:
+        raise DiffInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > _MAX_EVENTS_FILE:
+        raise DiffInputError(f"{path}: larger than 1 GiB")
+    events: list[dict[str, Any]] = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            event = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise DiffInputError(f"{path}:{number}: not valid JSON ({exc})") from None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise DiffInputError(f"{path}:{number}: not a contract event (no 'type')")
+        events.append(event)
+    return events
+
+
+def load_side(path: str | Path, provider: str | None = None) -> Side:
+    """Read one side: a golden events file as is, anything else normalized.
+
+    Raises :class:`DiffInputError` (a ``ValueError``) when it cannot be read.
+    """
+    from ..session import load_trace
+
+    name = str(path)
+    try:
+        with Path(path).open("rb") as file:
+            head = file.read(4096)
+    except OSError as exc:
+        raise DiffInputError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    if is_events_file(name, head):
+        return Side(name, _read_events(name))
+    try:
+        trace = load_trace(path, provider)
+    except ValueError as exc:  # UnreadableInput, ProviderUnknown
+        raise DiffInputError(str(exc)) from None
+    return Side(name, list(trace.events), trace)
+
+
+# -- comparing ----------------------------------------------------------------
+
+
+def comparable(event: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
+    """The parts of an event that are compared (see the module docstring)."""
+    out = {k: v for k, v in event.items() if k != "stream_id"}
+    if exact:
+        return out
+    for key in _ID_FIELDS:
+        if key in out:
+            out[key] = "<id>" if out[key] else out[key]
+    usage = out.get("usage")
+    if isinstance(usage, Mapping):
+        out["usage"] = {k: v for k, v in usage.items() if k != "raw"}
+    return out
+
+
+def first_divergence(
+    left: Sequence[Mapping[str, Any]], right: Sequence[Mapping[str, Any]], exact: bool = False
+) -> Divergence | None:
+    """The first index where the two event sequences differ, or None."""
+    for i in range(max(len(left), len(right))):
+        a = left[i] if i < len(left) else None
+        b = right[i] if i < len(right) else None
+        if a is None or b is None or comparable(a, exact) != comparable(b, exact):
+            return Divergence(i, dict(a) if a is not None else None,
+                              dict(b) if b is not None else None)  # fmt: skip
+    return None
+
+
+def blocks_of(events: Sequence[Mapping[str, Any]]) -> dict[int, BlockSummary]:
+    """Each block's kind, tool name, text, arguments, by index."""
+    blocks: dict[int, BlockSummary] = {}
+    for event in events:
+        block = event.get("block")
+        if not isinstance(block, Mapping) or not isinstance(block.get("index"), int):
+            continue
+        summary = blocks.setdefault(block["index"], BlockSummary(block["index"]))
+        kind = event.get("type")
+        if kind == "block.start":
+            summary.kind = str(block.get("kind", "?"))
+            name = event.get("name")
+            summary.name = name if isinstance(name, str) else None
+        elif kind == "block.stop":
+            summary.closed = True
+        elif kind == "block.delta":
+            delta = event.get("delta")
+            if not isinstance(delta, Mapping):
+                continue
+            value = delta.get("text")
+            text = value if isinstance(value, str) else ""
+            dkind = delta.get("kind")
+            if dkind == "text":
+                summary.text.append(text)
+            elif dkind == "json_text":
+                summary.arguments.append(text)
+            elif dkind == "signature":
+                summary.signature += len(text)
+            elif dkind == "citation":
+                summary.citations += 1
+    return blocks
+
+
+def _snippet(text: str, at: int, width: int = 24) -> str:
+    start = max(0, at - width // 2)
+    piece = text[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+def _text_difference(what: str, a: str, b: str) -> str:
+    at = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    return (
+        f"{what} differ from character {at}: {_snippet(a, at)!r} vs {_snippet(b, at)!r} "
+        f"({len(a)} vs {len(b)} characters)"
+    )
+
+
+def _arguments_difference(a: str, b: str) -> str:
+    try:
+        left, right = orjson.loads(a), orjson.loads(b)
+    except orjson.JSONDecodeError:
+        return _text_difference("arguments (not both valid JSON)", a, b)
+    if isinstance(left, dict) and isinstance(right, dict):
+        keys = sorted(
+            (k for k in set(left) | set(right) if left.get(k, ...) != right.get(k, ...)), key=str
+        )
+        shown = ", ".join(
+            f"{k}: {orjson.dumps(left.get(k)).decode() if k in left else '(absent)'} vs "
+            f"{orjson.dumps(right.get(k)).decode() if k in right else '(absent)'}"
+            for k in keys[:5]
+        )
+        more = f" (+{len(keys) - 5} more)" if len(keys) > 5 else ""
+        return f"arguments differ in {len(keys)} key(s): {shown}{more}"
+    return _text_difference("arguments", a, b)
+
+
+def block_differences(
+    left: Sequence[Mapping[str, Any]], right: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """One line per block that differs between the sides (empty when none does)."""
+    a_blocks, b_blocks = blocks_of(left), blocks_of(right)
+    lines = []
+    for index in sorted(set(a_blocks) | set(b_blocks)):
+        a, b = a_blocks.get(index), b_blocks.get(index)
+        if a is None or b is None:
+            present = a or b
+            assert present is not None
+            side = "A" if a is not None else "B"
+            lines.append(f"{present.label}: only in {side}")
+            continue
+        label = a.label if a.label == b.label else f"b_{index}"
+        found = []
+        if (a.kind, a.name) != (b.kind, b.name):
+            found.append(f"{a.kind} {a.name or ''} vs {b.kind} {b.name or ''}".replace("  ", " "))
+        a_text, b_text = "".join(a.text), "".join(b.text)
+        if a_text != b_text:
+            found.append(_text_difference("text", a_text, b_text))
+        a_args, b_args = "".join(a.arguments), "".join(b.arguments)
+        if a_args != b_args:
+            found.append(_arguments_difference(a_args, b_args))
+        if a.closed != b.closed:
+            found.append(f"{'closed' if a.closed else 'left open'} vs "
+                         f"{'closed' if b.closed else 'left open'}")  # fmt: skip
+        if bool(a.signature) != bool(b.signature):
+            found.append(f"signature {a.signature} vs {b.signature} characters")
+        if found:
+            lines.append(f"{label}: " + "; ".join(found))
+    return lines
+
+
+def terminal_of(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """How the stream ended: state, finish reason, error category and code."""
+    last = events[-1] if events else None
+    if last is None or last.get("type") not in ("stream.done", "stream.error"):
+        return {"state": "unfinished"}
+    if last.get("type") == "stream.done":
+        return {"state": "completed", "finish_reason": last.get("finish_reason"),
+                "provider_finish_reason": last.get("provider_finish_reason")}  # fmt: skip
+    found = last.get("error")
+    error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    return {"state": last.get("status"), "category": error.get("category"),
+            "provider_code": error.get("provider_code")}  # fmt: skip
+
+
+def usage_of(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The normalized usage of ``stream.done`` (without the raw object), if any."""
+    for event in reversed(events):
+        usage = event.get("usage")
+        if event.get("type") == "stream.done" and isinstance(usage, Mapping):
+            return {k: v for k, v in usage.items() if k != "raw"}
+    return None
+
+
+def _is_timed(trace: Trace) -> bool:
+    header = trace.header
+    if header is not None:
+        return header.get("timed") is not False
+    return any(trace.frames.time_of(i) for i in range(min(len(trace.frames), 1000)))
+
+
+def timing_of(trace: Trace | None) -> TimingShape | None:
+    """The timing shape of a normalized stream; None for a golden events file."""
+    if trace is None:
+        return None
+    frames = trace.frames
+    n = len(frames)
+    chunks = len(trace.chunks)
+    if not _is_timed(trace):
+        return TimingShape(False, None, None, None, chunks, n)
+    ttft = None
+    for e in range(len(trace.events)):
+        if trace.events.type_of(e) == "block.delta":
+            ttft = float(frames.time_of(trace.event_frame[e]))
+            break
+    max_gap = 0.0
+    previous = None
+    for i in range(n):
+        t = float(frames.time_of(i))
+        if previous is not None:
+            max_gap = max(max_gap, t - previous)
+        previous = t
+    end = trace.transport_end
+    total = end.time if end is not None and end.time is not None else previous
+    return TimingShape(True, ttft, total, max_gap if n > 1 else None, chunks, n)
+
+
+def diff_events(left: Side, right: Side, exact: bool = False) -> StreamDiff:
+    """Compare two sides (see the module docstring)."""
+    return StreamDiff(
+        left,
+        right,
+        first_divergence(left.events, right.events, exact),
+        block_differences(left.events, right.events),
+        (terminal_of(left.events), terminal_of(right.events)),
+        (usage_of(left.events), usage_of(right.events)),
+        (timing_of(left.trace), timing_of(right.trace)),
+        exact,
+    )
+
+
+def diff_streams(
+    left: str | Path, right: str | Path, provider: str | None = None, exact: bool = False
+) -> StreamDiff:
+    """Load and compare two files (raises :class:`DiffInputError`)."""
+    return diff_events(load_side(left, provider), load_side(right, provider), exact)
+
+
+# -- reporting ----------------------------------------------------------------
+
+
+def describe_event(event: Mapping[str, Any] | None, limit: int = 80) -> str:
+    """One event on one line: ``block.delta b_1 json_text "{\\"date\\""``."""
+    if event is None:
+        return "(no event: the stream ended before)"
+    words = [str(event.get("type"))]
+    block = event.get("block")
+    if isinstance(block, Mapping):
+        words.append(f"b_{block.get('index')} {block.get('kind')}")
+    if isinstance(event.get("name"), str):
+        words.append(str(event["name"]))
+    delta = event.get("delta")
+    if isinstance(delta, Mapping):
+        value = delta.get("text")
+        text = value if isinstance(value, str) else ""
+        shown = text if len(text) <= limit else text[:limit] + "…"
+        words.append(f"{delta.get('kind')} {orjson.dumps(shown).decode()}")
+    for key in ("status", "finish_reason", "model"):
+        if isinstance(event.get(key), str):
+            words.append(f"{key}={event[key]}")
+    error = event.get("error")
+    if isinstance(error, Mapping):
+        words.append(f"{error.get('category')} ({error.get('provider_code')})")
+        if isinstance(error.get("message"), str):
+            words.append(orjson.dumps(error["message"][:limit]).decode())
+    return " ".join(words)
+
+
+def _terminal_line(terminal: Mapping[str, Any]) -> str:
+    state = str(terminal.get("state"))
+    details = [str(v) for k, v in terminal.items() if k != "state" and v is not None]
+    return f"{state} ({', '.join(details)})" if details else state
+
+
+def _usage_line(usage: Mapping[str, Any] | None) -> str:
+    if usage is None:
+        return "none"
+    return " ".join(f"{k} {v}" for k, v in usage.items() if v is not None) or "empty"
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value * 1000:.0f} ms"
+
+
+def _timing_line(shape: TimingShape | None) -> str:
+    if shape is None:
+        return "a golden events file (no timing)"
+    counts = f"{shape.chunks} chunk(s), {shape.frames} frame(s)"
+    if not shape.timed:
+        return f"untimed ({counts})"
+    return (
+        f"TTFT {_ms(shape.ttft)}, total {_ms(shape.total)}, max gap {_ms(shape.max_gap)}, {counts}"
+    )
+
+
+def report_lines(diff: StreamDiff) -> list[str]:
+    """The comparison as lines of text (untrusted text inside: escape before printing)."""
+    left, right = diff.left, diff.right
+    lines = [
+        f"A: {left.path} ({len(left.events)} events, {_terminal_line(diff.terminal[0])})",
+        f"B: {right.path} ({len(right.events)} events, {_terminal_line(diff.terminal[1])})",
+    ]
+    first = diff.first
+    if first is None:
+        lines.append("events: the same" + ("" if diff.exact else " (ids and raw usage aside)"))
+    else:
+        lines.append(f"first divergence at event {first.index + 1} (seq {first.index + 1}):")
+        lines.append(f"  A: {describe_event(first.left)}")
+        lines.append(f"  B: {describe_event(first.right)}")
+    lines.extend(f"block {line}" for line in diff.blocks)
+    a_term, b_term = diff.terminal
+    if a_term != b_term:
+        lines.append(f"terminal: A {_terminal_line(a_term)} · B {_terminal_line(b_term)}")
+    a_use, b_use = diff.usage
+    if a_use != b_use:
+        lines.append(f"usage: A {_usage_line(a_use)} · B {_usage_line(b_use)}")
+    lines.append(f"timing A: {_timing_line(diff.timing[0])}")
+    lines.append(f"timing B: {_timing_line(diff.timing[1])}")
+    lines.append("same" if diff.same else "different")
+    return lines
+
+
+def _shape_json(shape: TimingShape | None) -> dict[str, Any] | None:
+    if shape is None:
+        return None
+    return {"timed": shape.timed, "ttft": shape.ttft, "total": shape.total,
+            "max_gap": shape.max_gap, "chunks": shape.chunks, "frames": shape.frames}  # fmt: skip
+
+
+def to_json(diff: StreamDiff) -> dict[str, Any]:
+    """The comparison as one JSON object (``inspector diff --json``)."""
+    first = diff.first
+    return {
+        "same": diff.same,
+        "a": {"path": diff.left.path, "events": len(diff.left.events)},
+        "b": {"path": diff.right.path, "events": len(diff.right.events)},
+        "first_divergence": None
+        if first is None
+        else {"index": first.index, "a": first.left, "b": first.right},
+        "blocks": diff.blocks,
+        "terminal": {"a": diff.terminal[0], "b": diff.terminal[1]},
+        "usage": {"a": diff.usage[0], "b": diff.usage[1]},
+        "timing": {"a": _shape_json(diff.timing[0]), "b": _shape_json(diff.timing[1])},
+    }
