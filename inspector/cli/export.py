@@ -46,6 +46,13 @@ def register(sub: Any) -> None:
         help="keep the recorded request's prompt (secrets are removed anyway)",
     )
     add_provider_option(parser)
+    parser.add_argument(
+        "--format",
+        choices=("capture", "vcr", "har"),
+        default="capture",
+        help="also write the anonymized exchange as a VCR cassette (NAME.yaml, replayable by "
+        "vcrpy / pytest-recording) or a HAR 1.2 log (NAME.har); default: capture only",
+    )
     parser.set_defaults(func=run)
 
 
@@ -68,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
                 # File names and tool names come from outside: one line each, escaped.
                 lines = (escape_controls(line) for line in outcome.result.summary())
                 print("\n".join(lines), flush=True)
+                if args.format != "capture":
+                    status = max(status, _write_format(outcome.result, args.format))
             else:
                 error(
                     escape_controls(outcome.error or f"{safe_path(outcome.source)}: not exported")
@@ -81,3 +90,16 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     print(f"exported {exported} of {total} files into {safe_path(args.output)}")
     return status
+
+
+def _write_format(result: Any, fmt: str) -> int:
+    """The exported (anonymized, verified) capture also written as a cassette / HAR log."""
+    from ..interop.exporter import write_exported
+
+    try:
+        target, notes = write_exported(result.files["capture"], fmt, result.report.get("provider"))
+    except (OSError, ValueError) as exc:
+        error(f"{safe_path(result.files['capture'])}: could not write the {fmt} file: {exc}")
+        return EXIT_PROBLEM
+    print(f"  {fmt}: {safe_path(target)} ({'; '.join(notes)})", flush=True)
+    return EXIT_OK

@@ -22,7 +22,7 @@ from ..capture import Recording
 from ..export import render_capture
 from . import Imported, InteropError, read_file
 
-__all__ = ["ImportOutcome", "import_files", "output_stem"]
+__all__ = ["ImportOutcome", "import_files", "output_stem", "write_atomically"]
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
 _KNOWN_SUFFIXES: Final = (".yaml", ".yml", ".json", ".har")
@@ -52,7 +52,8 @@ class ImportOutcome:
     error: str | None = None
 
 
-def _write_atomically(target: Path, data: bytes) -> None:
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder, renamed over ``target``."""
     fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as file:
@@ -110,7 +111,7 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
                                 problems=result.problems)  # fmt: skip
         for index, target, rec in targets_for(result, out):
             try:
-                _write_atomically(target, render_capture(rec))
+                write_atomically(target, render_capture(rec))
             except OSError as exc:
                 outcome.problems.append(f"cannot write {target}: {exc.strerror or exc}")
                 continue
