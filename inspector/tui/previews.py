@@ -105,13 +105,13 @@ def _first(value: object) -> Mapping[str, Any]:
 def _anthropic_delta(p: Preview, delta: Mapping[str, Any]) -> None:
     kind = delta.get("type")
     if kind == "text_delta":
-        p.string(str(delta.get("text", "")))
+        p.string(plain_value(delta.get("text", "")))
     elif kind == "input_json_delta":
-        p.string(str(delta.get("partial_json", "")), name="json")
+        p.string(plain_value(delta.get("partial_json", "")), name="json")
     elif kind == "thinking_delta":
-        p.string(str(delta.get("thinking", "")), "italic magenta", name="thinking")
+        p.string(plain_value(delta.get("thinking", "")), "italic magenta", name="thinking")
     elif kind == "signature_delta":
-        p.label("signature", f"{len(str(delta.get('signature', '')))} chars", "magenta")
+        p.label("signature", f"{len(plain_value(delta.get('signature', '')))} chars", "magenta")
     elif kind == "citations_delta":
         citation = _dict(delta.get("citation"))
         p.label("citation", citation.get("title") or citation.get("cited_text") or "")
@@ -134,7 +134,7 @@ def anthropic_preview(label: str, value: Mapping[str, Any]) -> Text | None:
         if block.get("id") is not None:
             p.word(block["id"], "dim")
         if block.get("text"):
-            p.string(str(block["text"]))
+            p.string(plain_value(block["text"]))
     elif label == "message_start":
         message = _dict(value.get("message"))
         p.word(message.get("model", ""))
@@ -283,7 +283,7 @@ def _gemini_part(p: Preview, part: Mapping[str, Any]) -> None:
         if kinds:
             p.word(kinds[0], "cyan")
     if part.get("thoughtSignature"):
-        p.label("signature", f"{len(str(part['thoughtSignature']))} chars", "magenta")
+        p.label("signature", f"{len(plain_value(part['thoughtSignature']))} chars", "magenta")
 
 
 def gemini_preview(label: str, value: Mapping[str, Any]) -> Text | None:

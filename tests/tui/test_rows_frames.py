@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from inspector.session import load_trace
 from inspector.tui import rows as rows_module
 from inspector.tui.index import TraceIndex
 from inspector.tui.labels import LABEL_WIDTH, frame_label, short_label
+from inspector.tui.previews import frame_preview
 from inspector.tui.rows import frame_header, frame_row
 from inspector.tui.screens.main import MainScreen
 
@@ -193,3 +195,26 @@ async def test_a_step_computes_previews_only_for_rows_on_screen(
         calls.clear()
         await pilot.press("end")
         assert len(calls) < 100
+
+
+@pytest.mark.parametrize(
+    ("provider", "label", "data"),
+    [
+        ("anthropic", "content_block_delta",
+         '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}'),
+        ("anthropic", "content_block_start",
+         '{"type":"content_block_start","index":"x","content_block":{"type":"text","text":{"a":1}}}'),
+        ("openai-chat", "message", '{"choices":[{"delta":{"content":null,"tool_calls":[null]}}]}'),
+        ("openai-chat", "message", '{"choices":"nope","usage":{"prompt_tokens":null}}'),
+        ("openai-responses", "response.output_text.delta", '{"delta":{"x":[true,false]}}'),
+        ("gemini", "message", '{"candidates":[{"content":{"parts":[{"text":null},7]}}]}'),
+        ("gemini", "message", '{"error":{"code":429,"message":null,"status":"RESOURCE"}}'),
+        ("gemini", "message", "[1, 2]"),
+    ],
+)  # fmt: skip
+def test_frames_of_unexpected_shape_preview_in_json_notation(
+    provider: str, label: str, data: str
+) -> None:
+    shown = frame_preview(provider, label, data).plain
+    assert shown
+    assert not re.search(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['", shown), shown

@@ -244,7 +244,8 @@ class EventsPane(Vertical):
                     if len(chunks) == 1
                     else f"chunks {chunks.start}–{chunks.stop - 1}"
                 )
-                text.append(f"frame {frame} · bytes {f.start}–{f.end} · {where}")
+                text.append(f"frame {frame} · bytes {f.start}–{f.end} · {where} · ")
+                text.append_text(one_line(self.index.frame_label(frame), 60, "bold"))
         if marked is not None:
             k = cursor.k
             built = marked.events_at(k)
