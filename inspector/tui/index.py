@@ -85,8 +85,10 @@ class TraceIndex:
         self.output_checked = False
         #: Frames that carry an ``error``, a ``violation`` or a ``refusal`` (see MARK_ORDER).
         self.frame_marks: dict[int, str] = {}
-        #: False for a raw SSE body (no header, every frame at 0): no time is shown.
-        self.timed = trace.header is not None
+        #: False for a raw SSE body (no header, every frame at 0) and for a capture
+        #: whose header says ``"timed": false`` (imported from a VCR cassette or a
+        #: HAR file, which keep no timing): no time is shown.
+        self.timed = trace.header is not None and trace.header.get("timed") is not False
         self._labels: dict[int, str] = {}
         self.sync()
 
