@@ -8,14 +8,18 @@ on the same input, including inputs built to break the rules.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from benchmarks.streams import GENERATORS, stream_of_size
+from inspector.core.adapters.base import NO_RUN, Adapter
+from inspector.core.adapters.openai_chat import OpenAIChatAdapter
 from inspector.core.invariants import check_invariants
-from inspector.core.normalizer import normalize
-from inspector.core.trace import EventLog
+from inspector.core.normalizer import Normalizer, normalize
+from inspector.core.sse import Frame
+from inspector.core.trace import EventLog, Trace
 
 
 def _broken_log() -> EventLog:
@@ -50,3 +54,87 @@ def test_the_checker_agrees_on_every_provider_stream_whole_and_cut(provider: str
     for cut in (len(body), len(body) // 2):
         trace = normalize(body[:cut], provider)
         assert check_invariants(trace.events) == check_invariants(list(trace.events))
+
+
+def _record(trace: Trace) -> tuple[Any, ...]:
+    """Everything a view can read of a trace, as plain values."""
+    return (
+        list(trace.events),
+        trace.transitions,
+        trace.violations,
+        trace.ignored,
+        list(trace.event_frame),
+        list(trace.frame_event_start),
+        {index: list(events) for index, events in trace.block_events.items()},
+        trace.state,
+    )
+
+
+def _normalized(body: bytes, provider: str, size: int) -> Trace:
+    normalizer = Normalizer(provider, "st_same")
+    for start in range(0, len(body), size):
+        normalizer.feed(body[start : start + size])
+    return normalizer.finish()
+
+
+def _shuffled_streams(provider: str, seed: int) -> list[bytes]:
+    """The provider's benchmark stream with frames repeated, dropped, moved and added."""
+    body = stream_of_size(provider, 6_000)
+    separator = b"\r\n\r\n" if b"\r\n\r\n" in body else b"\n\n"
+    frames = [frame + separator for frame in body.split(separator)[:-1]]
+    odd = [b": ping", b"data: [DONE]", b"data: {not json", b'data: {"error": {"message": "x"}}']
+    rnd = random.Random(seed)
+    streams = [body]
+    for _ in range(15):
+        mixed = list(frames)
+        for _ in range(rnd.randint(1, 4)):
+            at = rnd.randrange(len(mixed))
+            change = rnd.randrange(4)
+            if change == 0:
+                mixed.insert(at, rnd.choice(mixed))
+            elif change == 1:
+                del mixed[at]
+            elif change == 2:
+                mixed.insert(at, rnd.choice(odd) + separator)
+            else:
+                other = rnd.randrange(len(mixed))
+                mixed[at], mixed[other] = mixed[other], mixed[at]
+        streams.append(b"".join(mixed))
+    return streams
+
+
+@pytest.mark.parametrize("provider", sorted(GENERATORS))
+def test_runs_of_plain_deltas_give_the_trace_that_frame_by_frame_feeding_gives(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    streams = _shuffled_streams(provider, seed=len(provider))
+    sizes = (1 << 20, 4096, 61)
+    with_runs = [_record(_normalized(s, provider, size)) for s in streams for size in sizes]
+    monkeypatch.setattr(Adapter, "feed_run", lambda self, frames, start: NO_RUN)
+    frame_by_frame = [_record(_normalized(s, provider, size)) for s in streams for size in sizes]
+    assert with_runs == frame_by_frame
+
+
+class _LyingAdapter(OpenAIChatAdapter):
+    """Claims a text block the machine never opened: its runs must be refused."""
+
+    def lane(self) -> tuple[int, str] | None:
+        return (7, "text") if self.started else None
+
+    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+        return data.get("text")
+
+
+def test_a_run_the_machine_refuses_is_applied_delta_by_delta_for_the_same_refusal() -> None:
+    body = b'data: {"model": "m", "choices": []}\n\n' + b'data: {"text": "x"}\n\n' * 3
+    normalizer = Normalizer(_LyingAdapter(), "st_lie")
+    normalizer.feed(body)
+    trace = normalizer.finish()
+    assert [e["type"] for e in trace.events] == ["stream.start", "stream.error"]
+    assert [v.rule for v in trace.violations] == [2]
+    assert trace.violations[0].frame == 1
+    assert [(i.frame, i.code) for i in trace.ignored] == [
+        (2, "after_terminal"),
+        (3, "after_terminal"),
+    ]
+    assert list(trace.frame_event_start) == [0, 1, 2, 2]

@@ -75,6 +75,8 @@ BLOCK_TRANSITIONS: Final[dict[tuple[str, str], str]] = {
 TERMINAL_STATES: Final = frozenset({"completed", "failed", "interrupted"})
 
 DELTA_KINDS: Final = frozenset({"text", "json_text", "signature", "citation"})
+# Kinds a run of deltas may have (a citation's event is kept whole, one by one).
+_RUN_KINDS: Final = frozenset({"text", "json_text", "signature"})
 BLOCK_KINDS: Final = frozenset({"text", "tool_call", "reasoning", "refusal", "opaque"})
 
 _INTERRUPT_CATEGORY: Final[dict[str, str]] = {
@@ -182,6 +184,31 @@ class StreamMachine:
             return
         handler = _HANDLERS[type(action)]
         handler(self, action)
+
+    def apply_deltas(self, index: int, kind: str, texts: list[str], frame: int) -> bool:
+        """Apply ``Delta(index, kind, text)`` for each text, from frames ``frame``, ``frame + 1``…
+
+        The same events, transitions and block content as applying them one by
+        one, recorded in bulk (a run of plain deltas, see ``Adapter.feed_run``).
+        Only a run every delta of which the machine simply accepts is taken:
+        when the block is not open, the kind is not a compact one or the stream
+        is over, nothing is applied and the answer is False (apply them one by
+        one then, to get the refusal).
+        """
+        block = self.open_blocks.get(index)
+        if block is None or kind not in _RUN_KINDS or self.state in TERMINAL_STATES:
+            return False
+        count = len(texts)
+        self.frame = frame
+        if self.state == "open":
+            self._stream("content")
+        (block.signature if kind == "signature" else block.parts).extend(texts)
+        trace = self.trace
+        first = trace.events.extend_deltas(block.ref, kind, texts)
+        block.events.extend(range(first, first + count))
+        trace.event_frame.extend(range(frame, frame + count))
+        self.frame = frame + count - 1
+        return True
 
     def interrupt(self, end: TransportEnd, detail: str | None = None) -> None:
         """The transport ended: ``interrupted`` unless already terminal."""

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .actions import Heartbeat
+from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
 from .machine import TERMINAL_STATES, StreamMachine
 from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Frame, FrameDecoder
@@ -73,25 +73,59 @@ class Normalizer:
             return
         trace.frames.extend(frames)
         machine = self.machine
-        adapter_feed = self.adapter.feed
+        adapter = self.adapter
+        adapter_feed = adapter.feed
+        feed_run = adapter.feed_run
         apply = machine.apply
         starts = trace.frame_event_start
         # One entry per event, and an array: its len() is cheaper than the event log's.
         event_frame = trace.event_frame
-        for frame in frames:
-            starts.append(len(event_frame))
+        i, count = 0, len(frames)
+        while i < count:
+            frame = frames[i]
             if machine.state in TERMINAL_STATES:
+                starts.append(len(event_frame))
                 trace.ignored.append(
                     Ignored(frame.index, "arrived after the terminal event", "after_terminal")
                 )
-            elif frame.comment is not None:
+                i += 1
+                continue
+            if frame.comment is not None:
+                starts.append(len(event_frame))
                 apply(Heartbeat("comment"), frame.index)
-            else:
-                for action in adapter_feed(frame):
-                    apply(action, frame.index)
+                i += 1
+                continue
+            block, kind, texts = feed_run(frames, i)
+            if texts:
+                # A run of plain deltas (see Adapter.feed_run): one event per frame.
+                first = len(event_frame)
+                if machine.apply_deltas(block, kind, texts, frame.index):
+                    starts.extend(range(first, first + len(texts)))
+                else:
+                    self._one_by_one(frames[i : i + len(texts)], block, kind, texts)
+                i += len(texts)
+                continue
+            starts.append(len(event_frame))
+            for action in adapter_feed(frame):
+                apply(action, frame.index)
+            i += 1
         self._last_frame = last = frames[-1]
         self._last_end = last.end
         self._after_decoder()
+
+    def _one_by_one(self, frames: list[Frame], block: int, kind: str, texts: list[str]) -> None:
+        # The machine would not take the run whole (say, its block is not open): the
+        # deltas go one at a time, as feed's loop applies them, for the same refusal.
+        machine = self.machine
+        starts = self.trace.frame_event_start
+        for frame, text in zip(frames, texts, strict=True):
+            starts.append(len(self.trace.event_frame))
+            if machine.state in TERMINAL_STATES:
+                self.trace.ignored.append(
+                    Ignored(frame.index, "arrived after the terminal event", "after_terminal")
+                )
+            else:
+                machine.apply(Delta(block, kind, text), frame.index)
 
     def _after_decoder(self) -> None:
         if self.decoder.error is not None and self.trace.decoder_error is None:

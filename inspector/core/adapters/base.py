@@ -11,8 +11,8 @@ interruption — and ``docs/providers.md`` repeats it for users.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
 
 import orjson
 
@@ -30,14 +30,89 @@ __all__ = [
 ]
 
 
+#: What :meth:`Adapter.feed_run` returns when no frame starts a run.
+NO_RUN: Final[tuple[int, str, list[str]]] = (-1, "", [])
+
+
 class Adapter(ABC):
-    """Turns one provider's frames into actions. One instance per stream."""
+    """Turns one provider's frames into actions. One instance per stream.
+
+    Runs of plain deltas
+    --------------------
+    Most frames of a stream carry one more fragment for the block being
+    written, and nothing else. Besides :meth:`feed`, an adapter may take such
+    frames in bulk: :meth:`feed_run` parses frames until one is not *plain*
+    and returns their texts, which the normalizer hands to the machine at
+    once instead of one :class:`~inspector.core.actions.Delta` per frame.
+    An adapter opts in with two methods: :meth:`lane`, the block and delta
+    kind a plain frame extends right now, and :meth:`plain`, which says
+    whether one parsed frame is exactly that — ``feed`` would return
+    ``[Delta(*lane, text)]`` for it — and if so makes the same changes to the
+    adapter's state that ``feed`` would and returns the text. Anything else
+    is left untouched for ``feed``, which then reuses the parsed JSON
+    (:meth:`_json`) instead of parsing the frame again.
+    """
 
     provider: ClassVar[str]
+    #: The frame ``feed_run`` parsed last and stopped at, with its JSON.
+    _parsed: tuple[Frame, Any] | None = None
 
     @abstractmethod
     def feed(self, frame: Frame) -> list[Action]:
         """Actions for one data frame (comments never reach an adapter)."""
+
+    def lane(self) -> tuple[int, str] | None:
+        """``(block index, delta kind)`` a plain frame extends now; None: no runs now."""
+        return None
+
+    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+        """The text if ``feed`` would map this frame to exactly ``[Delta(*lane, text)]``.
+
+        ``data`` is the frame's parsed JSON object. On a text, the adapter's
+        state has changed as ``feed`` would have changed it; on None, not at all.
+        """
+        return None
+
+    def feed_run(self, frames: Sequence[Frame], start: int) -> tuple[int, str, list[str]]:
+        """``(block, delta kind, texts)`` of the plain frames from ``frames[start]`` on.
+
+        The run ends at the first frame that is a comment, not a JSON object or
+        not plain (see the class docstring); an empty list when ``frames[start]``
+        is one of those, or the adapter has no :meth:`lane`.
+        """
+        lane = self.lane()
+        parsed = self._parsed
+        if lane is None or (parsed is not None and parsed[0] is frames[start]):
+            return NO_RUN  # known not to be plain: it stopped the previous run
+        texts: list[str] = []
+        append = texts.append
+        plain = self.plain
+        loads = orjson.loads
+        for i in range(start, len(frames)):
+            frame = frames[i]
+            if frame.comment is not None:
+                break
+            try:
+                data = loads(frame.data)
+            except orjson.JSONDecodeError:
+                break  # feed parses it again, to say why
+            if type(data) is not dict:
+                self._parsed = (frame, data)
+                break
+            text = plain(frame, data)
+            if text is None:
+                self._parsed = (frame, data)
+                break
+            append(text)
+        return lane[0], lane[1], texts
+
+    def _json(self, frame: Frame) -> Any:
+        """``orjson.loads(frame.data)``, or what :meth:`feed_run` already parsed of it."""
+        parsed = self._parsed
+        if parsed is not None and parsed[0] is frame:
+            self._parsed = None
+            return parsed[1]
+        return orjson.loads(frame.data)
 
     def eof_note(self) -> str | None:
         """Something worth saying when the bytes end without a final signal."""

@@ -93,7 +93,7 @@ class OpenAIChatAdapter(Adapter):
         if frame.event not in CHAT_EVENTS:
             return [Ignore(f"frame {frame.index}: unknown event {frame.event!r}")]
         try:
-            chunk = orjson.loads(data)
+            chunk = self._json(frame)
         except orjson.JSONDecodeError as exc:
             return [json_problem(frame, exc)]
         if not isinstance(chunk, dict):
@@ -123,6 +123,40 @@ class OpenAIChatAdapter(Adapter):
         elif "choices" not in chunk and "usage" not in chunk:
             out.append(Ignore(f"frame {frame.index}: a chunk without choices or usage"))
         return out
+
+    def lane(self) -> tuple[int, str] | None:
+        """The open ``content`` text block: what a plain chunk extends."""
+        block = self.text_block
+        return (block[1], "text") if block is not None and block[0] == "content" else None
+
+    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+        """Nearly every chunk: one choice whose delta is only ``content`` (see Adapter)."""
+        choices = data.get("choices")
+        if type(choices) is not list or len(choices) != 1 or frame.event not in CHAT_EVENTS:
+            return None
+        choice = choices[0]
+        delta = choice.get("delta") if type(choice) is dict else None
+        if type(delta) is not dict or len(delta) != 1:
+            return None
+        text = delta.get("content")
+        if type(text) is not str or not text or choice.get("index", 0) != 0:
+            return None
+        finish = choice.get("finish_reason")
+        if isinstance(finish, str) and finish and self.finish_reason is None:
+            return None
+        if "error" in data and isinstance(data["error"], dict):
+            return None
+        # What feed records of any chunk, recorded the same way.
+        model = data.get("model")
+        if isinstance(model, str):
+            self.model = model
+        response_id = data.get("id")
+        if isinstance(response_id, str):
+            self.response_id = response_id
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            self.usage = normalize_usage(usage)
+        return text
 
     def eof_note(self) -> str | None:
         """Say when a finish_reason came but ``[DONE]`` never did."""
