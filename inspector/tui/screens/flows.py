@@ -19,6 +19,8 @@ only ever changed on the thread that renders it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -44,6 +46,9 @@ if TYPE_CHECKING:
     from ...proxy import Flow, FlowLog, ProxyServer
 
 __all__ = ["COLUMNS", "FlowFeed", "FlowsScreen", "ProxyApp", "flow_cells"]
+
+#: Seconds ``q`` waits for the proxy to stop (uvicorn gives open streams 2 s).
+_QUIT_WAIT = 5.0
 
 #: (key, title, width) of the table's columns.
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -104,6 +109,11 @@ class FlowFeed:
 
 class FlowsScreen(Screen[None]):
     """Every exchange through the proxy; enter opens one (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    FlowsScreen #flows-title { height: 1; }
+    FlowsScreen #flows { height: 1fr; }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="flows.open", tooltip="Open the exchange"),
@@ -268,6 +278,9 @@ class FlowsScreen(Screen[None]):
 class ProxyApp(InspectorApp):
     """``inspector proxy``'s TUI: the flow list, with the proxy serving in this loop."""
 
+    # Textual resolves the path from the module defining the class: this one is a level down.
+    CSS_PATH = "../inspector.tcss"
+
     def __init__(self, server: ProxyServer, *, upstream: str) -> None:
         super().__init__(None)
         self.server = server
@@ -278,9 +291,11 @@ class ProxyApp(InspectorApp):
         event.prevent_default()  # not InspectorApp's: there is no trace or picker here
         self._quiet_garbage_collector()
         self.push_screen(FlowsScreen(self.server.log, url=self.server.url, upstream=self.upstream))
-        self.run_worker(self.server.serve(), group="proxy", exit_on_error=True)
+        self._serving = self.run_worker(self.server.serve(), group="proxy", exit_on_error=True)
 
     async def action_quit(self) -> None:
-        """Stop the proxy, then leave."""
+        """Stop the proxy (open streams get a moment to finish), then leave."""
         self.server.shutdown()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._serving.wait(), _QUIT_WAIT)
         self.exit(0)
