@@ -64,11 +64,18 @@ def headers_text(headers: object, indent: str = "  ") -> Text:
 
 
 def http_line(trace: Trace) -> Text | None:
-    """``HTTP 429 · retry-after: 20 · body {"error": …}`` for an error response, else None."""
+    """``HTTP 429 · body {"error": …} · retry-after: 20`` for an error response, else None.
+
+    The body comes before the headers: on a narrow row it is what says why.
+    """
     if not is_error(trace):
         return None
     found = response(trace) or {}
     text = Text(f"HTTP {status_of(trace)}", "bold red", end="")
+    body = _one_line_body(error_body(trace))
+    if body:
+        text.append(" · body ", "dim")
+        text.append_text(one_line(body, 400, "red"))
     headers = found.get("headers")
     if isinstance(headers, Mapping):
         for name, value in headers.items():
@@ -76,10 +83,6 @@ def http_line(trace: Trace) -> Text | None:
             text.append_text(one_line(plain_value(name), 40, "cyan"))
             text.append(": ", "dim")
             text.append_text(one_line(plain_value(value), 80))
-    body = _one_line_body(error_body(trace))
-    if body:
-        text.append(" · body ", "dim")
-        text.append_text(one_line(body, 400, "red"))
     return text
 
 

@@ -62,11 +62,11 @@ async def test_the_end_row_and_its_detail_show_status_headers_and_body(path: Pat
         assert isinstance(screen, MainScreen)
         view = panes(screen)
         end_row = view.frames[-1]
-        assert end_row.startswith("  ■ end of bytes · ")
-        assert f"· HTTP {status}" in end_row
+        # Status, then the body (what says why), then the headers, then how the bytes ended.
+        expected = f"  ■ HTTP {status} · body " + orjson.dumps(body).decode()
         for name, value in headers.items():
-            assert f"{name}: {value}" in end_row
-        assert end_row.endswith(" · body " + orjson.dumps(body).decode())
+            expected += f" · {name}: {value}"
+        assert end_row.startswith(expected + " · end of bytes · eof")
         # The detail lists the headers one per line and pretty-prints the body.
         assert f"\nHTTP {status}\n" in view.frame_detail
         for name, value in headers.items():
@@ -96,5 +96,7 @@ async def test_an_error_body_that_is_not_json_is_shown_as_text_escaped(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
         view = panes(app.screen)  # type: ignore[arg-type]
-        assert "HTTP 503 · x: 1 · body <html>\\x1b[31mBad gateway [b]</html>" in view.frames[-1]
+        assert view.frames[-1].startswith(
+            "  ■ HTTP 503 · body <html>\\x1b[31mBad gateway [b]</html> · x: 1 · end of bytes"
+        )
         assert "body\n<html>\\x1b[31mBad gateway [b]</html>" in view.frame_detail

@@ -193,8 +193,8 @@ async def test_an_http_error_before_any_stream_opens_on_the_end_row(tmp_path: Pa
         view = panes(app.screen)
         assert "● failed" in view.status and "end/0 · event 2/2" in view.status
         assert view.frames == [
-            "  ■ end of bytes · eof at 200 ms · HTTP 429 · body "
-            '{"error":{"type":"rate_limit_exceeded","message":"Slow down [now]"}}'
+            '  ■ HTTP 429 · body {"error":{"type":"rate_limit_exceeded","message":"Slow down '
+            '[now]"}} · end of bytes · eof at 200 ms'
         ]
         assert [row.split()[1] for row in view.events] == ["stream.start", "stream.error"]
         assert "rate_limited" in view.events[1] and "Slow down [now]" in view.events[1]

@@ -89,7 +89,7 @@ def exchange_text(trace: Trace, exchange: Mapping[str, Any], source: str) -> Tex
             text.append("\n")
     _section(text, "End of the bytes")
     text.append("  ")
-    text.append_text(end_summary(trace, http=False))
+    text.append_text(end_summary(trace))
     text.append(f"\n  {trace.bytes_received:,} bytes in {len(trace.chunks):,} chunk(s)\n", "dim")
     for problem in trace.problems:
         text.append("  ")

@@ -22,11 +22,11 @@ from .textview import TextView
 __all__ = ["FrameDetail", "FramesList", "FramesPane", "end_summary", "frame_problems"]
 
 
-def end_summary(trace: Trace, http: bool = True) -> Text:
+def end_summary(trace: Trace) -> Text:
     """How the bytes ended: transport end, undispatched tail, decoder error.
 
-    With ``http``, an HTTP error response's status, headers and body follow
-    on the same line (the end row); views that show them apart leave it out.
+    An HTTP error response is not part of it: the end row puts
+    :func:`~inspector.tui.http.http_line` before it, the detail lists it.
     """
     text = Text(end="")
     end = trace.transport_end
@@ -45,10 +45,6 @@ def end_summary(trace: Trace, http: bool = True) -> Text:
     if trace.decoder_error:
         text.append(" · ", "dim")
         text.append_text(one_line(trace.decoder_error, 200, "red"))
-    status = http_line(trace) if http else None
-    if status is not None:
-        text.append(" · ", "dim")
-        text.append_text(status)
     return text
 
 
@@ -119,8 +115,17 @@ class FramesList(LineList):
     def row_text(self, row: int) -> Text:
         """A frame row, or the end row after the last frame."""
         if row >= self.index.n_frames:
+            trace = self.index.trace
+            http = http_line(trace)
+            if http is not None:
+                # An HTTP error instead of a stream: what the provider said comes first.
+                text = Text("  ■ ", "bold", end="")
+                text.append_text(http)
+                text.append(" · end of bytes · ", "bold")
+                text.append_text(end_summary(trace))
+                return text
             text = Text("  ■ end of bytes · ", "bold", end="")
-            text.append_text(end_summary(self.index.trace))
+            text.append_text(end_summary(trace))
             return text
         return frame_row(self.index, row, self.cursor.hits_breakpoint(row))
 
@@ -183,7 +188,7 @@ class FramesPane(Vertical):
             )
         if frame is None:
             heading = Text("end of bytes · ", "bold", end="")
-            heading.append_text(end_summary(index.trace, http=False))
+            heading.append_text(end_summary(index.trace))
             return heading, self._end_body()
         f = trace.frames[frame]
         heading = Text(f"frame {frame} · ", "bold", end="")
