@@ -93,15 +93,15 @@ def _check_upstream(url: str) -> str | None:
     return None
 
 
-def _output_directory(name: str) -> tuple[Path | None, str | None]:
-    directory = Path(name)
+def _prepare_directory(directory: Path) -> str | None:
+    """Create the output directory; why it cannot be written to, or None."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return None, f"{safe_path(directory)}: cannot create ({exc.strerror or exc})"
+        return f"{safe_path(directory)}: cannot create ({exc.strerror or exc})"
     if not os.access(directory, os.W_OK):
-        return None, f"{safe_path(directory)}: not writable"
-    return directory, None
+        return f"{safe_path(directory)}: not writable"
+    return None
 
 
 def _say(line: str) -> None:
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if args.upstream is not None and (problem := _check_upstream(args.upstream)):
         error(problem)
         return EXIT_USAGE
-    directory, problem = _output_directory(args.output)
-    if problem is not None:
+    directory = Path(args.output)
+    if problem := _prepare_directory(directory):
         error(problem)
         return EXIT_USAGE
     # The server stack loads only now: `inspector --help` stays quick.
