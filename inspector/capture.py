@@ -45,6 +45,7 @@ __all__ = [
     "Recording",
     "UnreadableInput",
     "chunk_record",
+    "input_name",
     "load_recording",
     "parse_recording",
     "read_recording",
@@ -125,6 +126,11 @@ def _is_capture(raw: bytes) -> bool:
     # "type" and a "header" in it (the writer puts them first).
     first = raw[:_HEAD_BYTES].removeprefix(_UTF8_BOM).lstrip().split(b"\n", 1)[0]
     return first.startswith(b"{") and b'"header"' in first and b'"type"' in first
+
+
+def input_name(path: str | Path) -> str:
+    """How an input is named in messages: ``stdin`` for ``-``, else the escaped path."""
+    return STDIN_NAME if os.fspath(path) == STDIN else safe_path(path)
 
 
 def parse_recording(raw: bytes, path: str = "<bytes>") -> Recording:
@@ -284,6 +290,8 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
             problem = f"the capture is longer than {_sizeof(limit)}; reading stopped here"
         if problem is None and line.strip():
             problem = _read_line(rec, line)
+            if problem is not None and not line.endswith(b"\n"):
+                problem = "the last line is cut short"  # the writer was stopped mid-line
         if problem is not None:
             rec.problems.append(f"{name}:{number}: {problem}")
             return rec

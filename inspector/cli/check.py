@@ -88,12 +88,13 @@ def summary(trace: Trace, violations: int) -> str:
 
 def check_file(job: tuple[Path, str | None]) -> Report:
     """Check one file; the lines to print and the status (run in a worker or here)."""
+    from ..capture import input_name
     from ..core.invariants import check_invariants
     from ..session import load_trace
-    from ..terminal import escape_controls, safe_path
+    from ..terminal import escape_controls
 
     path, provider = job
-    name = safe_path(path)
+    name = input_name(path)
     try:
         trace = load_trace(path, provider)
     except ValueError as exc:  # UnreadableInput, ProviderUnknown
