@@ -191,12 +191,13 @@ class AnthropicAdapter(Adapter):
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
+        self._lane: tuple[int, str] | None = None  # (block, delta kind) of the last delta
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame: one table lookup on the event's ``type``."""
         out: list[Action] = []
         try:
-            data = orjson.loads(frame.data)  # not frame_json: no call and tuple per frame
+            data = self._json(frame)  # not frame_json: no call and tuple per frame
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return out
@@ -215,6 +216,33 @@ class AnthropicAdapter(Adapter):
         else:
             handler(self, data, frame, out)
         return out
+
+    def lane(self) -> tuple[int, str] | None:
+        """The block and delta kind of the last delta: what a plain frame extends."""
+        return self._lane
+
+    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+        """A ``content_block_delta`` of the lane's block and kind (see Adapter)."""
+        lane = self._lane
+        index = data.get("index")
+        delta = data.get("delta")
+        if (
+            lane is None
+            or data.get("type") != "content_block_delta"
+            or type(index) is not int  # not a bool, as _index says
+            or index != lane[0]
+            or type(delta) is not dict
+        ):
+            return None
+        delta_type = delta.get("type")
+        rule = DELTA_TYPES.get(delta_type) if isinstance(delta_type, str) else None
+        if rule is None or rule[0] != lane[1]:
+            return None
+        _, field, modes = rule
+        if self.modes.get(index) not in modes:  # an opaque block or an unexpected delta
+            return None
+        value = delta.get(field)
+        return value if type(value) is str and value else None
 
     def eof_note(self) -> str | None:
         """Say when the stop reason was announced but ``message_stop`` never came."""
@@ -332,6 +360,7 @@ class AnthropicAdapter(Adapter):
         elif isinstance(value, str):
             if value:
                 out.append(Delta(index, kind, value))
+                self._lane = (index, kind)
         else:
             out.append(
                 Ignore(

@@ -169,7 +169,7 @@ class GeminiAdapter(Adapter):
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame (one response object, or a JSON array of them)."""
         try:
-            data = orjson.loads(frame.data)  # not frame_json: no call and tuple per frame
+            data = self._json(frame)  # not frame_json: no call and tuple per frame
         except orjson.JSONDecodeError as exc:
             return [json_problem(frame, exc)]
         if frame.event != "message":
@@ -186,6 +186,47 @@ class GeminiAdapter(Adapter):
             else:
                 out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
         return out
+
+    def lane(self) -> tuple[int, str] | None:
+        """The open (non-thought) text block: what a plain response extends."""
+        block = self.text_block
+        return (block[1], "text") if block is not None and not block[0] else None
+
+    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+        """Nearly every response: the usual fields and one candidate with one text part."""
+        candidates = data.get("candidates")
+        if (
+            type(candidates) is not list
+            or len(candidates) != 1
+            or frame.event != "message"
+            or not _USUAL_TOP.issuperset(data)
+            or self.finish_reason is not None
+        ):
+            return None
+        candidate = candidates[0]
+        if type(candidate) is not dict or not _PLAIN_CANDIDATE.issuperset(candidate):
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is not list or len(parts) != 1 or candidate.get("index", 0) != 0:
+            return None
+        part = parts[0]
+        text = part.get("text") if type(part) is dict and len(part) == 1 else None
+        block = self.text_block
+        if type(text) is not str or not text or block is None or block[0]:
+            return None
+        # What _response and _part record of such a response, recorded the same way.
+        model = data.get("modelVersion")
+        if isinstance(model, str):
+            self.model = model
+        response_id = data.get("responseId")
+        if isinstance(response_id, str):
+            self.response_id = response_id
+        usage = data.get("usageMetadata")
+        if isinstance(usage, dict):
+            self.usage = usage
+        self.produced = True
+        return text
 
     def eof_note(self) -> str | None:
         """Say what was missing when the bytes end without a ``finishReason``."""

@@ -260,6 +260,8 @@ class OpenAIResponsesAdapter(Adapter):
         self.response_id: str | None = None
         self.background = False
         self.last_sequence: int | None = None
+        # The block of the last fragment, its key and delta kind: what a plain frame extends.
+        self._lane: tuple[_Block, Key, str] | None = None
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame; see the module's table of final signals."""
@@ -273,7 +275,7 @@ class OpenAIResponsesAdapter(Adapter):
                 )
             ]
         try:
-            data = orjson.loads(frame.data)  # not frame_json: no call and tuple per frame
+            data = self._json(frame)  # not frame_json: no call and tuple per frame
         except orjson.JSONDecodeError as exc:
             return [json_problem(frame, exc)]
         if not isinstance(data, dict):
@@ -300,6 +302,35 @@ class OpenAIResponsesAdapter(Adapter):
         if handler is not None:
             handler(self, event, data, frame, out)
         return out
+
+    def lane(self) -> tuple[int, str] | None:
+        """The block and delta kind of the last fragment: what a plain frame extends."""
+        lane = self._lane
+        return (lane[0].index, lane[2]) if lane is not None else None
+
+    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+        """A fragment event for the lane's block, by output index (see Adapter)."""
+        lane = self._lane
+        event = data.get("type")
+        rule = FRAGMENT_EVENTS.get(event) if type(event) is str else None
+        if lane is None or rule is None or rule.delta_kind != lane[2]:
+            return None
+        block, key, _ = lane
+        text = data.get("delta")
+        output_index = data.get("output_index")
+        if type(text) is not str or not text or type(output_index) is not int:
+            return None
+        sub = 0 if rule.section == ITEM else data.get(rule.sub_field, 0)
+        if type(sub) is not int or key != (output_index, rule.section, sub):
+            return None  # (not an int: a bool is not one either, as _key says)
+        if self.blocks.get(key) is not block:
+            return None
+        # What feed and _fragment record of such a frame, recorded the same way.
+        sequence = data.get("sequence_number")
+        if type(sequence) is int:
+            self.last_sequence = sequence
+        block.parts.append(text)
+        return text
 
     def eof_note(self) -> str | None:
         """A background response outlives its stream: say how to pick it up again."""
@@ -497,6 +528,7 @@ class OpenAIResponsesAdapter(Adapter):
         # A fragment for a closed block still goes to the machine, which
         # refuses it by name (rule 2) rather than the adapter guessing.
         self._append(block, rule.delta_kind, text, out)
+        self._lane = (block, key, rule.delta_kind)
 
     def _whole_text(
         self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
