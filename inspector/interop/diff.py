@@ -264,7 +264,7 @@ def _text_difference(what: str, a: str, b: str) -> str:
         (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
     )
     return (
-        f"{what} differ from character {at}: {_snippet(a, at)!r} vs {_snippet(b, at)!r} "
+        f"{what}: different from character {at}: {_snippet(a, at)!r} vs {_snippet(b, at)!r} "
         f"({len(a)} vs {len(b)} characters)"
     )
 
