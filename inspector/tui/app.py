@@ -43,7 +43,15 @@ class InspectorApp(App[int]):
     TITLE = "inspector"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt"),
+        Binding(
+            "ctrl+c",
+            "quit",
+            "Quit",
+            show=False,
+            priority=True,
+            id="app.interrupt",
+            tooltip="Quit at once, from any screen",
+        ),
     ]
 
     def __init__(

@@ -17,13 +17,14 @@ from textual.containers import Container
 from textual.events import DescendantFocus
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Tab, Tabs
+from textual.widgets import Input, Tab, Tabs
 
 from ..commands import InspectorCommands
 from ..matches import query_pattern
 from ..problems import ViolationInfo
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList, EventsPane
+from ..widgets.footer import KeysFooter
 from ..widgets.frames import FramesList, FramesPane
 from ..widgets.gaps import GapStrip
 from ..widgets.lines import LineList
@@ -71,7 +72,7 @@ class MainScreen(SteppingScreen):
             yield StatePane(self.index, self.cursor, id="state")
         yield SearchBar(id="search")
         yield GotoBar(id="goto")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """First paint, with the frames list focused."""

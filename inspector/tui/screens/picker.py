@@ -22,13 +22,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ...cli.common import is_stream_file
 from ...core.trace import Trace
 from ...session import ProviderUnknown, load_trace
 from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
+from ..widgets.footer import KeysFooter
 from ..widgets.status import source_label
 
 __all__ = [
@@ -153,7 +154,7 @@ class PickerScreen(Screen[None]):
         yield bar
         table: DataTable[str | Text] = DataTable(id="captures", cursor_type="row")
         yield table
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Columns, title, and the scan in the background."""

@@ -2,9 +2,11 @@
 
 from .blocks import BlocksPane
 from .events import EventsList, EventsPane
+from .footer import KeysFooter
 from .frames import FramesList, FramesPane
+from .gaps import GapStrip
 from .lines import LineList
-from .search import SearchBar
+from .search import GotoBar, SearchBar
 from .state import StatePane, TransitionsList
 from .status import StatusLine
 
@@ -14,6 +16,9 @@ __all__ = [
     "EventsPane",
     "FramesList",
     "FramesPane",
+    "GapStrip",
+    "GotoBar",
+    "KeysFooter",
     "LineList",
     "SearchBar",
     "StatePane",

@@ -199,6 +199,9 @@ class GapStrip(Widget):
         if not buckets.starts:
             line.append("no frames yet", "dim")
             return line
+        if not index.timed:
+            line.append("no timing recorded: every gap is unknown", "dim")
+            return line
         marks: list[tuple[int, str, str]] = []
         ttft = index.time_to_first_content()
         first = index.first_content_event
@@ -234,9 +237,12 @@ class GapStrip(Widget):
 
     def on_click(self, event: events.Click) -> None:
         """Go to the frame with the longest gap in the clicked column."""
-        self._pick(event.x)
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self._pick(offset.x)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         """Dragging along the strip scrubs through the stream."""
-        if event.button:
-            self._pick(event.x)
+        offset = event.get_content_offset(self)
+        if event.button and offset is not None:
+            self._pick(offset.x)
