@@ -83,7 +83,7 @@ class BlockInfo:
     signature: PrefixText = field(default_factory=PrefixText)
     citations: array[int] = field(default_factory=lambda: array("q"))
     parsed: tuple[bool, str | None] | None = None  # (valid, error) once closed
-    pretty: str | None = None  # the arguments pretty-printed, once valid
+    pretty: str | None = None  # the arguments pretty-printed once closed ("" if they cannot be)
 
     def state_at(self, k: int) -> str:
         """``new`` / ``open`` / ``closed`` as of ``k`` events."""
@@ -124,9 +124,11 @@ class BlockInfo:
         changes.
         """
         if self.pretty is None:
-            raw, _ = self.text.text_at(1 << 62)
-            if not raw.strip() or len(raw) > PRETTY_LIMIT or not self.arguments_check()[0]:
-                return None
-            value = orjson.loads(raw)
-            self.pretty = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-        return self.pretty if len(self.pretty) <= limit else None
+            self.pretty = ""  # "" : not pretty-printable, asked once
+            length = self.text.length_at(1 << 62)
+            if 0 < length <= PRETTY_LIMIT and self.arguments_check() == (True, None):
+                raw, _ = self.text.text_at(1 << 62)
+                if raw.strip():
+                    value = orjson.loads(raw)
+                    self.pretty = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        return self.pretty if self.pretty and len(self.pretty) <= limit else None

@@ -116,7 +116,7 @@ class EventsList(LineList):
         self.index = index
         self.cursor = cursor
         self.marked: BlockInfo | None = None  # the block chosen in the Blocks pane
-        self._selected: int | None = None
+        self._dim = range(0)  # the rows shown dimmed
         self._rules: dict[int, list[tuple[int, str, str]]] = {}
         self._rules_version = -1
 
@@ -180,15 +180,10 @@ class EventsList(LineList):
             None if marked is None else marked.index,
         )
         # The frame's events after the selected one are listed, dimmed: repaint
-        # the rows whose dimness changed with the selection.
-        old, new = self._selected, cursor.event
-        self._selected = new
-        if old is None:
-            dirty = range(0) if new is None else range(new + 1, cursor.frame_k)
-        elif new is None:
-            dirty = range(old + 1, self.rows)
-        else:
-            dirty = range(min(old, new) + 1, max(old, new, cursor.frame_k - 1) + 1)
+        # the rows dimmed before and now (a frame's events, never the whole list).
+        dim = range(cursor.k, cursor.frame_k)
+        dirty = [*self._dim, *dim]
+        self._dim = dim
         self.show(cursor.frame_k, cursor.event, look, extent=self.index.n_events, dirty=dirty)
 
 
