@@ -351,13 +351,27 @@ class FrameLog(_Log[Frame]):
             for i, frame in enumerate(frames, start=len(self._time)):
                 if frame.end > stored:
                     self._whole[i] = frame
-        # fromlist: array.extend converts a list item by item, about twice as slowly.
-        self._start.fromlist([f.start for f in frames])
-        self._end.fromlist([f.end for f in frames])
-        self._first_chunk.fromlist([f.first_chunk for f in frames])
-        self._last_chunk.fromlist([f.last_chunk for f in frames])
-        self._time.fromlist([f.time for f in frames])
-        self._ids.extend([f.id for f in frames])  # the decoder shares one str per id value
+        # One loop filling five lists (cheaper than five comprehensions, or map with
+        # attrgetter), then fromlist: array.extend converts a list item by item,
+        # about twice as slowly.
+        start: list[int] = []
+        end: list[int] = []
+        first_chunk: list[int] = []
+        last_chunk: list[int] = []
+        time: list[float] = []
+        ids = self._ids
+        for f in frames:
+            start.append(f.start)
+            end.append(f.end)
+            first_chunk.append(f.first_chunk)
+            last_chunk.append(f.last_chunk)
+            time.append(f.time)
+            ids.append(f.id)  # the decoder shares one str per id value
+        self._start.fromlist(start)
+        self._end.fromlist(end)
+        self._first_chunk.fromlist(first_chunk)
+        self._last_chunk.fromlist(last_chunk)
+        self._time.fromlist(time)
 
     def set_end(self, index: int, end: int) -> None:
         """The decoder extended a frame's span (the LF of a CRLF in the next chunk)."""
