@@ -137,10 +137,17 @@ def _response_body(ex: Exchange, response: Mapping[str, Any]) -> bytes | None:
     encodings = [e for e in ex.header("content-encoding").split(",") if e.strip()]
     # vcrpy keeps the wire bytes (and the header) unless decode_compressed_response
     # was on, which removes the header; a text body is never compressed.
-    if encodings and stored_as_bytes:
+    if encodings and stored_as_bytes and not _already_decoded(data, encodings):
         data = decode_content(data, encodings)
         ex.decoded.extend(e.strip().lower() for e in encodings)
     return data
+
+
+def _already_decoded(data: bytes, encodings: list[str]) -> bool:
+    # A recorder hook that decoded the body but kept the header: gzip data
+    # always starts with its magic number, so bytes without it are the body.
+    last = encodings[-1].strip().lower()
+    return last in ("gzip", "x-gzip") and not data.startswith(b"\x1f\x8b")
 
 
 def read_vcr(data: bytes, name: str) -> list[Exchange]:
