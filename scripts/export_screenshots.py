@@ -4,6 +4,12 @@ The README shows these pictures; run this after a change to how the TUI
 looks and commit what it writes:
 
     .venv/bin/python scripts/export_screenshots.py
+    .venv/bin/python scripts/export_screenshots.py --out /tmp/shots --only picker
+
+Each picture is named for what it shows and the terminal size it was taken
+at (``tool-call-mid-stream-80x24.png``): the main screen at 200x50, 120x30
+and 80x24 (four panes, the 2x2 grid, Frames and one pane), the help, a
+search, the export dialog and the picker.
 
 It drives the real app headless with a pilot (as the tests do), saves
 Textual's SVG, and converts it to PNG with ``rsvg-convert`` — install it
@@ -15,6 +21,7 @@ one is missing the script falls back to ``tests/fixtures/real`` and says so.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import shutil
@@ -29,6 +36,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from inspector.session import load_trace
+from inspector.terminal import safe_path
 from inspector.tui import InspectorApp
 from inspector.tui.index import TraceIndex
 
@@ -69,26 +77,54 @@ class Shot:
     title: str
     capture: str | None  # under captures/ (None: the picker)
     fallback: str | None = None  # under tests/fixtures/real
-    size: tuple[int, int] = (180, 44)
+    size: tuple[int, int] = (200, 50)
     keys: list[str] = field(default_factory=list)
     position: Callable[[Path], int] | None = None
     then: Callable[[Pilot[Any]], Awaitable[None]] | None = None  # after the keys
 
+    @property
+    def file_name(self) -> str:
+        """The picture's name: what it shows and the terminal's size."""
+        return f"{self.name}-{self.size[0]}x{self.size[1]}"
 
-SHOTS = [
-    Shot(
+
+def mid_tool_call(size: tuple[int, int], layout: str) -> Shot:
+    """The main screen at ``size``: the same moment of the same stream in each layout."""
+    return Shot(
         "tool-call-mid-stream",
-        "a tool call whose JSON arguments are half received",
+        f"a tool call whose JSON arguments are half received ({layout})",
         "anthropic/tool-call-fragmented-json.jsonl",
         "anthropic/tool-use-with-text.sse",
+        size=size,
         position=middle_of_first_tool_call,
-    ),
+    )
+
+
+SHOTS = [
+    mid_tool_call((200, 50), "four panes side by side"),
+    mid_tool_call((120, 30), "the 2x2 grid"),
+    mid_tool_call((80, 24), "Frames and one pane under tabs"),
     Shot(
         "failed-stream-violation",
         "max_tokens while the tool call is still open: rule 5, failed",
         "anthropic/max-tokens-cuts-tool-call.jsonl",
         "openai-chat/openai-tool-call-fragmented.sse",
         keys=["e"],
+    ),
+    Shot(
+        "search",
+        "a search: the match counter, the matches highlighted in the rows",
+        "anthropic/tool-call-fragmented-json.jsonl",
+        "anthropic/tool-use-with-text.sse",
+        keys=["slash", *"input_json", "enter", "enter", "escape"],
+    ),
+    Shot(
+        "help",
+        "?: every key, grouped by task",
+        "anthropic/tool-call-fragmented-json.jsonl",
+        "anthropic/tool-use-with-text.sse",
+        size=(120, 30),
+        keys=["question_mark"],
     ),
     Shot(
         "export-dialog",
@@ -98,15 +134,13 @@ SHOTS = [
         keys=["x"],
         then=export_with_masked_text,
     ),
-    Shot("picker", "the bundled capture library", None, size=(130, 36)),
+    Shot("picker", "the bundled capture library", None),
     Shot(
-        "narrow-tabbed",
-        "a narrow terminal: one pane at a time under tabs",
-        "anthropic/reasoning.jsonl",
-        "anthropic/thinking-signature.sse",
-        size=(90, 30),
-        keys=["tab", "tab"],
-        position=lambda path: 19,
+        "picker",
+        "the picker at 80 columns, filtered as you type",
+        None,
+        size=(80, 24),
+        keys=[*"tool"],
     ),
 ]
 
@@ -122,8 +156,8 @@ def source_of(shot: Shot) -> Path | None:
     return REAL / shot.fallback
 
 
-async def render(shot: Shot) -> Path:
-    """Run the app on the shot's capture and save the SVG."""
+async def render(shot: Shot, out: Path) -> Path:
+    """Run the app on the shot's capture and save the SVG into ``out``."""
     path = source_of(shot)
     if path is None:
         app = InspectorApp(None, captures=CAPTURES)
@@ -139,8 +173,8 @@ async def render(shot: Shot) -> Path:
         await pilot.pause()
         if shot.then is not None:
             await shot.then(pilot)
-        svg = OUT / f"{shot.name}.svg"
-        app.save_screenshot(filename=svg.name, path=str(OUT))
+        svg = out / f"{shot.file_name}.svg"
+        app.save_screenshot(filename=svg.name, path=str(out))
     return svg
 
 
@@ -160,9 +194,15 @@ def to_png(svg: Path, converter: str) -> Path:
     return png
 
 
-def main() -> int:
-    """Render every shot; 1 when a PNG could not be made."""
-    OUT.mkdir(exist_ok=True)
+def main(argv: list[str] | None = None) -> int:
+    """Render every shot (or those named); 1 when a PNG could not be made."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write (screenshots/)")
+    parser.add_argument("--only", action="append", metavar="NAME", help="only these shots")
+    args = parser.parse_args(argv)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    shots = [shot for shot in SHOTS if not args.only or shot.name in args.only]
     converter = shutil.which("rsvg-convert")
     if converter is None:
         print(
@@ -171,12 +211,12 @@ def main() -> int:
             file=sys.stderr,
         )
     status = 0
-    for shot in SHOTS:
-        print(f"{shot.name}: {shot.title}")
-        svg = asyncio.run(render(shot))
-        print(f"  wrote {svg.relative_to(ROOT)}")
+    for shot in shots:
+        print(f"{shot.file_name}: {shot.title}")
+        svg = asyncio.run(render(shot, out))
+        print(f"  wrote {safe_path(svg)}")
         if converter is not None:
-            print(f"  wrote {to_png(svg, converter).relative_to(ROOT)}")
+            print(f"  wrote {safe_path(to_png(svg, converter))}")
         else:
             status = 1
     return status
