@@ -39,12 +39,18 @@ def test_main_screen_of_a_failed_stream_with_a_violation(snap_compare: SnapCompa
 
 def test_main_screen_in_a_medium_terminal_is_a_grid(snap_compare: SnapCompare) -> None:
     app = app_for(TEXT_THEN_TOOL, position=10)
-    assert snap_compare(app, terminal_size=(120, 36), run_before=settled)
+    assert snap_compare(app, terminal_size=(120, 30), run_before=settled)
 
 
-def test_main_screen_in_a_narrow_terminal_is_tabbed(snap_compare: SnapCompare) -> None:
+def test_main_screen_at_80x24_shows_frames_and_one_pane(snap_compare: SnapCompare) -> None:
     app = app_for(TEXT_THEN_TOOL, position=10)
     assert snap_compare(app, press=["tab", "tab"], terminal_size=(80, 24), run_before=settled)
+
+
+def test_search_counter_and_highlighted_matches(snap_compare: SnapCompare) -> None:
+    app = app_for(TEXT_THEN_TOOL)
+    keys = ["slash", *"block_delta", "enter", "enter"]
+    assert snap_compare(app, press=keys, terminal_size=(200, 50), run_before=settled)
 
 
 def test_untrusted_text_shown_literally(snap_compare: SnapCompare) -> None:
@@ -60,3 +66,8 @@ def test_help_screen(snap_compare: SnapCompare) -> None:
 def test_picker(snap_compare: SnapCompare) -> None:
     app = InspectorApp(None, captures=DATA)
     assert snap_compare(app, terminal_size=(120, 20), run_before=settled)
+
+
+def test_picker_at_80_columns_filtered(snap_compare: SnapCompare) -> None:
+    app = InspectorApp(None, captures=DATA)
+    assert snap_compare(app, press=[*"anth"], terminal_size=(80, 24), run_before=settled)
