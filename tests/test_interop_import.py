@@ -270,3 +270,85 @@ def test_the_tui_shows_an_imported_capture_untimed() -> None:
 
     assert TraceIndex(load_trace(ANTHROPIC)).timed is False
     assert TraceIndex(load_trace(ROOT / "captures" / "anthropic" / "text-simple.jsonl")).timed
+
+
+def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = inspector("import", str(ROOT / "tests" / "fixtures"), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*.jsonl"))
+    assert written == [
+        "cassettes/anthropic-text.llm-anthropic.jsonl",
+        "cassettes/gemini-json-array-gzip.llm-gemini.jsonl",
+        "cassettes/gemini-sse-crlf.pydantic-ai.jsonl",
+        "cassettes/openai-chat-tool-then-text.pydantic-ai-1.jsonl",
+        "cassettes/openai-chat-tool-then-text.pydantic-ai-2.jsonl",
+        "cassettes/openai-responses-reasoning-text.pydantic-ai.jsonl",
+        "har/chrome-shape-anthropic.jsonl",
+    ]  # PROVENANCE.md and the real/*.sse streams are passed over
+
+
+def test_two_inputs_with_one_name_do_not_overwrite_each_other(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "same.yaml", tmp_path / "b" / "same.yaml"
+    first.write_bytes(GEMINI_SSE.read_bytes())
+    second.write_bytes(ANTHROPIC.read_bytes())
+    result = inspector("import", str(first), str(second), "-o", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert "would overwrite" in result.stderr
+    assert load_trace(tmp_path / "out" / "same.jsonl").provider == "gemini"
+
+
+def test_json_cassettes_deflate_bodies_and_bodies_already_decoded(tmp_path: Path) -> None:
+    import base64
+    import zlib
+
+    from inspector.interop import read_bytes
+
+    sse = b'data: {"candidates":[{"content":{"parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}\n\n'
+    url = "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse"
+
+    def json_cassette(body: object, encoding: str | None) -> bytes:
+        headers = {"content-type": ["text/event-stream"]}
+        if encoding:
+            headers["content-encoding"] = [encoding]
+        interaction = {
+            "request": {"method": "POST", "uri": url, "body": None, "headers": {}},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": headers,
+                         "body": {"string": body}},
+        }  # fmt: skip
+        return orjson.dumps({"interactions": [interaction], "version": 1})
+
+    plain = read_bytes(json_cassette(sse.decode(), None), "plain.json")
+    assert plain.recordings[0][1].body == sse
+    # YAML !!binary with deflate: the bytes are decoded.
+    deflated = base64.b64encode(zlib.compress(sse)).decode()
+    yaml_text = (
+        "interactions:\n- request: {method: POST, uri: '" + url + "', body: null, headers: {}}\n"
+        "  response:\n    status: {code: 200, message: OK}\n"
+        "    headers: {content-type: [text/event-stream], content-encoding: [deflate]}\n"
+        f"    body: {{string: !!binary '{deflated}'}}\nversion: 1\n"
+    )
+    ((_, rec),) = read_bytes(yaml_text.encode(), "deflate.yaml").recordings
+    assert rec.body == sse
+    assert rec.header["imported"]["decoded"] == ["base64", "deflate"]
+    # A recorder hook that decoded the body but left the gzip header.
+    decoded = yaml_text.replace("deflate", "gzip").replace(deflated, base64.b64encode(sse).decode())
+    ((_, rec),) = read_bytes(decoded.encode(), "decoded.yaml").recordings
+    assert rec.body == sse
+
+
+def test_a_har_body_in_base64_is_decoded(tmp_path: Path) -> None:
+    import base64
+
+    doc = orjson.loads(HAR.read_bytes())
+    content = doc["log"]["entries"][1]["response"]["content"]
+    original = content["text"].encode()
+    content["text"] = base64.b64encode(original).decode()
+    content["encoding"] = "base64"
+    path = tmp_path / "b64.har"
+    path.write_bytes(orjson.dumps(doc))
+    rec = load_recording(path)
+    assert rec.body == original
+    assert rec.header["imported"]["decoded"] == ["base64"]

@@ -20,7 +20,8 @@ def register(sub: Any) -> None:
         description=(
             "Read VCR cassettes (vcrpy / pytest-recording YAML or JSON, including "
             "pydantic-ai's parsed_body form, !!binary, gzip and several interactions per "
-            "file) and HAR 1.2 files, and write one capture per streamed response into DIR: "
+            "file) and HAR 1.2 files (folders are searched, their layout kept), and write one "
+            "capture per streamed response into DIR: "
             "NAME.jsonl, or NAME-N.jsonl when a file holds several (N is the interaction's "
             "place in the file). The provider comes from the request URL and body. These "
             "formats keep the body but not its timing or chunking: the capture says so "
@@ -30,7 +31,9 @@ def register(sub: Any) -> None:
             "not be read or had nothing streamed, 2 on bad usage."
         ),
     )
-    parser.add_argument("paths", nargs="+", metavar="FILE", help="cassettes (.yaml) or HAR files")
+    parser.add_argument(
+        "paths", nargs="+", metavar="FILE", help="cassettes, HAR files, or folders to search"
+    )
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
     parser.set_defaults(func=run)
 

@@ -21,8 +21,9 @@ from typing import Final
 from ..capture import Recording
 from ..export import render_capture
 from . import Imported, InteropError, read_file
+from .sniff import sniff_format
 
-__all__ = ["ImportOutcome", "import_files", "output_stem", "write_atomically"]
+__all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem", "write_atomically"]
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
 _KNOWN_SUFFIXES: Final = (".yaml", ".yml", ".json", ".har")
@@ -74,46 +75,81 @@ def targets_for(result: Imported, out_dir: Path) -> list[tuple[int, Path, Record
     ]
 
 
-def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[ImportOutcome]:
-    """Convert each file and write its captures into ``out_dir`` (created when missing).
+_CANDIDATES: Final = (".yaml", ".yml", ".json", ".har")
 
-    Raises :class:`InteropError` before writing anything when two inputs would
-    write the same file, or the output folder cannot be made.
+
+def _is_foreign(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return sniff_format(file.read(4096)) is not None
+    except OSError:
+        return False
+
+
+def _safe_folder(parts: Iterable[str]) -> Path:
+    return Path(*(_UNSAFE.sub("_", part).strip("._-") or "_" for part in parts))
+
+
+def expand_inputs(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
+    """``(file, output sub-folder)``: files as given, cassettes and HAR files below folders.
+
+    A folder's layout is kept (one folder: straight into the output; several
+    inputs: each folder under its own name); files below it that are not a
+    cassette or HAR log (by their first bytes) are passed over.
+    """
+    given = [Path(p) for p in paths]
+    found: list[tuple[Path, Path]] = []
+    for path in given:
+        if not path.is_dir():
+            found.append((path, Path()))
+            continue
+        base = [path.resolve().name] if len(given) > 1 else []
+        for file in sorted(p for p in path.rglob("*") if p.suffix.lower() in _CANDIDATES):
+            if file.is_file() and not file.is_symlink() and _is_foreign(file):
+                sub = _safe_folder([*base, *file.parent.relative_to(path).parts])
+                found.append((file, sub))
+    return found
+
+
+def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[ImportOutcome]:
+    """Convert each file (folders are searched) and write its captures below ``out_dir``.
+
+    Files are read one at a time. A file whose captures would land on a name
+    an earlier input already wrote is not written (its outcome says so);
+    raises :class:`InteropError` when the output folder cannot be made.
     """
     out = Path(out_dir)
-    results: list[tuple[Path, Imported | str]] = []
-    for raw in paths:
-        source = Path(raw)
-        try:
-            results.append((source, read_file(source)))
-        except InteropError as exc:
-            results.append((source, str(exc)))
-    claimed: dict[Path, Path] = {}
-    for source, result in results:
-        if isinstance(result, str):
-            continue
-        for _, target, _ in targets_for(result, out):
-            if target in claimed:
-                raise InteropError(
-                    f"{source} and {claimed[target]} would both be written as {target}; "
-                    "import them into separate folders"
-                )
-            claimed[target] = source
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InteropError(f"cannot create {out}: {exc.strerror or exc}") from None
-    for source, result in results:
-        if isinstance(result, str):
-            yield ImportOutcome(source, error=result)
+    claimed: dict[Path, Path] = {}
+    for source, sub in expand_inputs(paths):
+        try:
+            result = read_file(source)
+        except InteropError as exc:
+            yield ImportOutcome(source, error=str(exc))
+            continue
+        folder = out / sub
+        targets = targets_for(result, folder)
+        taken = next((t for _, t, _ in targets if t in claimed), None)
+        if taken is not None:
+            yield ImportOutcome(
+                source,
+                result.fmt,
+                error=f"{source}: would overwrite {taken}, written from {claimed[taken]}; "
+                "import it into another folder",
+            )
             continue
         outcome = ImportOutcome(source, result.fmt, skipped=result.skipped,
                                 problems=result.problems)  # fmt: skip
-        for index, target, rec in targets_for(result, out):
+        for index, target, rec in targets:
             try:
+                folder.mkdir(parents=True, exist_ok=True)
                 write_atomically(target, render_capture(rec))
             except OSError as exc:
                 outcome.problems.append(f"cannot write {target}: {exc.strerror or exc}")
                 continue
+            claimed[target] = source
             outcome.written.append((index, target, rec))
         yield outcome
