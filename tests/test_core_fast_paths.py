@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import orjson
 import pytest
 
 from benchmarks.streams import GENERATORS, stream_of_size
@@ -138,3 +139,20 @@ def test_a_run_the_machine_refuses_is_applied_delta_by_delta_for_the_same_refusa
         (3, "after_terminal"),
     ]
     assert list(trace.frame_event_start) == [0, 1, 2, 2]
+
+
+def test_an_event_log_writes_the_bytes_orjson_writes_for_each_event() -> None:
+    log = _broken_log()
+    log.append_delta({"id": "b_0", "index": 0, "kind": "text"}, "signature", 'é "\\ \x1b\u202e')
+    log.append_delta({"id": "b_9", "index": 9, "kind": "tool_call"}, "json_text", '{"a": [1, 2]}')
+    expected = b"".join(orjson.dumps(event) + b"\n" for event in log)
+    for batch in (1, 2, 3, 1000):
+        assert b"".join(log.json_lines(batch)) == expected
+    assert b"".join(EventLog("st_empty").json_lines()) == b""
+
+
+@pytest.mark.parametrize("provider", sorted(GENERATORS))
+def test_a_trace_writes_its_events_as_json_lines_byte_for_byte(provider: str) -> None:
+    for body in _shuffled_streams(provider, seed=7)[:4]:
+        events = normalize(body, provider).events
+        assert b"".join(events.json_lines()) == b"".join(orjson.dumps(e) + b"\n" for e in events)

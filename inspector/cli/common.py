@@ -77,6 +77,12 @@ def write_jsonl(records: Iterable[Any]) -> None:
     import orjson
 
     out = sys.stdout.buffer
+    json_lines = getattr(records, "json_lines", None)  # a trace's EventLog: the same bytes
+    if json_lines is not None:
+        for lines in json_lines():  # escaping many lines at once is escaping each
+            out.write(escape_json(lines))
+        out.flush()
+        return
     dumps = orjson.dumps
     for record in records:
         out.write(escape_json(dumps(record)))
