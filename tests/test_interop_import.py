@@ -352,3 +352,22 @@ def test_a_har_body_in_base64_is_decoded(tmp_path: Path) -> None:
     rec = load_recording(path)
     assert rec.body == original
     assert rec.header["imported"]["decoded"] == ["base64"]
+
+
+async def test_inspector_open_shows_an_imported_cassette_untimed() -> None:
+    from inspector.tui import InspectorApp
+    from inspector.tui.screens.main import MainScreen
+
+    from .tui.helpers import panes
+
+    app = InspectorApp(load_trace(CHAT_TWO))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        shown = panes(screen)
+        assert "untimed" in shown.status
+        assert "openai-chat" in shown.status
+        assert " ms" not in shown.status  # no fake 0 ms anywhere on the status line
+        assert shown.frames and all("—" in row and " ms" not in row for row in shown.frames)
+        assert "untimed" in shown.frame_detail
