@@ -1,0 +1,123 @@
+"""Start-up: a command imports only what it uses; ``check --jobs`` changes speed, not output.
+
+No timings here (machines are noisy): what is checked is which modules a
+command loads, measured in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from inspector.cli import COMMAND_HELP, COMMANDS, build_parser
+from inspector.cli.common import PROVIDER_NAMES
+from inspector.core.adapters import PROVIDERS
+
+from .conftest import CAPTURES, ROOT
+
+HEAVY = ("textual", "httpx", "starlette", "uvicorn", "rich", "anyio", "multiprocessing")
+TINY = CAPTURES / "anthropic" / "text-simple.jsonl"
+
+# Runs a command in-process (as the console script would), then reports
+# which heavy packages it had imported.
+PROBE = """
+import sys
+from inspector.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+heavy = {heavy!r}
+print("LOADED:" + ",".join(m for m in heavy if m in sys.modules), file=sys.stderr)
+"""
+
+
+def loaded_by(*args: str) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    marker = next(line for line in result.stderr.splitlines() if line.startswith("LOADED:"))
+    return [name for name in marker.removeprefix("LOADED:").split(",") if name]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["check", str(TINY)],
+        ["check", "--jobs", "1", str(CAPTURES / "anthropic")],
+        ["events", str(TINY)],
+        ["frames", str(TINY)],
+        ["check", "--help"],
+    ],
+    ids=" ".join,
+)
+def test_headless_commands_import_no_ui_or_network_library(args: list[str]) -> None:
+    assert loaded_by(*args) == []
+
+
+def test_building_the_parser_imports_no_command_module() -> None:
+    code = (
+        "import sys\n"
+        "from inspector.cli import build_parser\n"
+        "build_parser()\n"
+        "loaded = [m for m in sys.modules if m.startswith('inspector.')]\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print(sorted(loaded), heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert result.stdout.strip() == (
+        "['inspector.cli', 'inspector.cli.common', 'inspector.library', 'inspector.terminal'] []"
+    )
+
+
+def test_every_command_is_registered_with_the_help_of_the_table() -> None:
+    parser = build_parser()
+    for name in COMMANDS:
+        with pytest.raises(SystemExit) as exit_info:
+            parser.parse_args([name, "--help"])
+        assert exit_info.value.code == 0, name
+    help_text = parser.format_help()
+    for name, text in COMMAND_HELP.items():
+        assert name in help_text
+        assert " ".join(text.split()[:3]) in " ".join(help_text.split())
+
+
+def test_the_provider_choices_are_the_adapters() -> None:
+    assert PROVIDER_NAMES == PROVIDERS
+
+
+def check(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", "check", *args],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def test_check_with_several_processes_prints_the_same_bytes_as_in_process() -> None:
+    one = check("--jobs", "1", str(CAPTURES))
+    two = check("--jobs", "2", str(CAPTURES))
+    assert one.returncode == two.returncode
+    assert one.stdout == two.stdout
+    assert one.stderr == two.stderr
+    assert len(one.stdout.splitlines()) >= 40
+
+
+def test_check_with_several_processes_keeps_order_exit_code_and_errors() -> None:
+    inputs = [str(CAPTURES / "openai-chat"), str(ROOT / "missing.sse"), str(TINY)]
+    one = check("--jobs", "1", *inputs)
+    three = check("--jobs", "3", *inputs)
+    assert one.returncode == three.returncode == 1
+    assert (one.stdout, one.stderr) == (three.stdout, three.stderr)
+    assert b"missing.sse: unreadable" in one.stdout
