@@ -83,7 +83,8 @@ async def test_e_jumps_to_the_violation_and_every_pane_shows_it() -> None:
         assert "stream.error" in error and "✗ rule 5" in error and "protocol_error" in error
         state = view.state.splitlines()
         assert state[0] == "stream     failed"
-        assert state[3].startswith("✗ rule 5 · frame 9 · provider: final signal 'length'")
+        assert state[2] == "violations 0 · rejected 1", "the words of inspector check"
+        assert state[3].startswith("✗ rule 5 · frame 9 · rejected: final signal 'length'")
         assert view.blocks[0].startswith("b_0 tool_call · closed (aborted: the stream ended)")
         assert "invalid JSON" in view.blocks[0]
         assert view.transitions[-2:] == [

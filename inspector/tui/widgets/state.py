@@ -64,6 +64,10 @@ def state_summary(index: TraceIndex, cursor: Cursor) -> Text:
     text.append("\nviolations ", "bold")
     if not violations:
         text.append("none", "green")
+    else:
+        # The words of `inspector check` and the status line: violations=N rejected=M.
+        rejected = sum(v.source != "output" for v in violations)
+        text.append(f"{len(violations) - rejected} · rejected {rejected}", "bold red")
     for v in violations[:LISTED_VIOLATIONS]:
         position = v.frame if v.frame >= 0 else index.last_position
         where = f"frame {v.frame}" if v.frame >= 0 else "end"
@@ -71,7 +75,7 @@ def state_summary(index: TraceIndex, cursor: Cursor) -> Text:
         text.append(f"rule {v.rule}", "bold red")
         text.append(" · ")
         text.append(where, _link(position))
-        text.append(f" · {v.source}: ", "dim")
+        text.append(f" · {'violation' if v.source == 'output' else 'rejected'}: ", "dim")
         text.append_text(one_line(v.message, 300, "red"))
     if len(violations) > LISTED_VIOLATIONS:
         text.append(f"\n… {len(violations) - LISTED_VIOLATIONS} more", "red")
