@@ -65,9 +65,10 @@ def _body_bytes(value: Any, what: str) -> bytes | None:
     if isinstance(value, str):
         return value.encode("utf-8", "surrogatepass")
     if isinstance(value, Inert):
+        tag = value.tag.replace("tag:yaml.org,2002:", "!!")
         raise BodyError(
-            f"the {what} body is a {value.tag.rsplit(':', 1)[-1]!r} YAML tag "
-            f"({value.tag}); it was not executed and cannot be imported"
+            f"the {what} body is a YAML tag that names code ({tag}); "
+            "it was not executed and cannot be imported"
         )
     raise BodyError(f"the {what} body is a {type(value).__name__}, not text or bytes")
 
