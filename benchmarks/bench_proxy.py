@@ -28,6 +28,7 @@ figure is a median over the rounds:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import subprocess
@@ -122,39 +123,87 @@ def arrivals(
     return first, times
 
 
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()
+
+
+async def _copy_relay(upstream: str) -> None:
+    """A TCP relay that only copies bytes both ways: the floor a proxy is compared with."""
+    host, port = upstream.removeprefix("http://").rsplit(":", 1)
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(host, int(port))
+        await asyncio.gather(_pump(reader, up_writer), _pump(up_reader, writer))
+
+    server = await asyncio.start_server(connection, "127.0.0.1", 0)
+    print(f"relaying http://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+#: The candidates, in the report's order: serve itself, a bare copy, the proxy.
+CANDIDATES = ("direct", "copy", "proxy")
+
+
 @dataclass
 class Measurement:
-    """Medians over the rounds."""
+    """Medians over the rounds, per candidate."""
 
     chunks: int
     rounds: int
-    direct_first: float
-    proxied_first: float
-    direct_total: float
-    proxied_total: float
-    #: CPU seconds per chunk: serve's when serving directly, the proxy's own when proxying.
-    serve_cpu: float
-    proxy_cpu: float
     paced_chunks: int
-    added_median: float
-    added_p95: float
+    #: Time to the first body byte of the paced stream (it arrives alone).
+    first: dict[str, float]
+    #: Time to the last byte of the flat-out stream.
+    total: dict[str, float]
+    #: CPU seconds per chunk of the process in the middle (for "direct": serve's own).
+    cpu: dict[str, float]
+    #: Latency added per paced chunk against "direct": (median, 95th percentile).
+    added: dict[str, tuple[float, float]]
 
     def lines(self) -> list[str]:
         """The report."""
-        per_chunk = (self.proxied_total - self.direct_total) / self.chunks
-        return [
-            f"flat out, {self.chunks:,} chunks, {self.rounds} rounds (medians):",
-            f"  first byte   direct {self.direct_first * 1e3:7.2f} ms   proxied "
-            f"{self.proxied_first * 1e3:7.2f} ms   added {(self.proxied_first - self.direct_first) * 1e3:6.2f} ms",  # noqa: E501
-            f"  last byte    direct {self.direct_total * 1e3:7.1f} ms   proxied "
-            f"{self.proxied_total * 1e3:7.1f} ms   ratio {self.proxied_total / self.direct_total:5.2f}x"  # noqa: E501
-            f"   added per chunk {per_chunk * 1e6:6.1f} µs",
-            f"  CPU per chunk: the proxy {self.proxy_cpu * 1e6:.1f} µs (relay and recording), "
-            f"serve {self.serve_cpu * 1e6:.1f} µs "
-            f"(ratio {self.proxy_cpu / max(self.serve_cpu, 1e-9):.2f}x)",
-            f"paced, {self.paced_chunks:,} chunks {PACE * 1e3:g} ms apart: latency added per chunk "
-            f"median {self.added_median * 1e3:.2f} ms, p95 {self.added_p95 * 1e3:.2f} ms",
+        out = [
+            f"flat out: {self.chunks:,} chunks, {self.rounds} rounds, medians",
+            f"  {'':8} {'last byte':>11} {'ratio':>7} {'added/chunk':>12} {'CPU/chunk':>10}",
         ]
+        for name in CANDIDATES:
+            ratio = self.total[name] / self.total["direct"]
+            per_chunk = (self.total[name] - self.total["direct"]) / self.chunks
+            out.append(
+                f"  {name:8} {self.total[name] * 1e3:8.1f} ms {ratio:6.2f}x "
+                f"{per_chunk * 1e6:9.1f} µs {self.cpu[name] * 1e6:7.1f} µs"
+            )
+        out.append(
+            f"paced: {self.paced_chunks:,} chunks {PACE * 1e3:g} ms apart, medians; latency "
+            "added against direct: to the first byte, and per chunk (median, p95)"
+        )
+        for name in CANDIDATES:
+            line = f"  {name:8} first byte {self.first[name] * 1e3:6.2f} ms"
+            if name in self.added:
+                median, p95 = self.added[name]
+                first_added = (self.first[name] - self.first["direct"]) * 1e3
+                line += (f"  added {first_added:6.2f} ms   per chunk {median * 1e3:5.2f} ms, "
+                         f"p95 {p95 * 1e3:5.2f} ms")  # fmt: skip
+            out.append(line)
+        return out
+
+
+def _added(paced: dict[str, list[list[float]]], name: str, chunks: int) -> tuple[float, float]:
+    added = [
+        statistics.median(run[i] for run in paced[name])
+        - statistics.median(run[i] for run in paced["direct"])
+        for i in range(chunks)
+    ]
+    p95 = statistics.quantiles(added, n=20)[-1] if len(added) > 1 else added[0]
+    return statistics.median(added), p95
 
 
 def measure(chunks: int, paced_chunks: int, rounds: int) -> Measurement:
@@ -169,48 +218,40 @@ def measure(chunks: int, paced_chunks: int, rounds: int) -> Measurement:
         with _process(serve, root / "serve.out", "serving") as (upstream, serve_pid):
             proxy = [python, "-m", "inspector", "proxy", "--headless", "--port", "0",
                      "--upstream", upstream, "-o", str(root / "recorded")]  # fmt: skip
+            copy = [python, "-m", "benchmarks.bench_proxy", "--copy-relay", upstream]
             with (
                 _process(proxy, root / "proxy.out", "proxying") as (proxied, proxy_pid),
+                _process(copy, root / "copy.out", "relaying") as (copied, copy_pid),
                 httpx.Client(timeout=60) as client,
             ):
-                bases = {"direct": upstream, "proxied": proxied}
-                first: dict[str, list[float]] = {"direct": [], "proxied": []}
-                total: dict[str, list[float]] = {"direct": [], "proxied": []}
-                paced: dict[str, list[list[float]]] = {"direct": [], "proxied": []}
-                cpu = {"direct": 0.0, "proxied": 0.0}  # serve's, and the proxy's own
-                pids = {"direct": serve_pid, "proxied": proxy_pid}
+                bases = {"direct": upstream, "copy": copied, "proxy": proxied}
+                pids = {"direct": serve_pid, "copy": copy_pid, "proxy": proxy_pid}
+                total: dict[str, list[float]] = {name: [] for name in CANDIDATES}
+                paced: dict[str, list[list[float]]] = {name: [] for name in CANDIDATES}
+                cpu = dict.fromkeys(CANDIDATES, 0.0)
                 path = "/v1/chat/completions"
                 for base in bases.values():  # warm up: connections, imports, caches
                     arrivals(client, f"{base}{path}?speed=0", "flat", flat_ends)
                 for round_ in range(rounds):
-                    order = list(bases) if round_ % 2 == 0 else list(reversed(bases))
+                    # Rotate the order: each candidate goes first as often as the others.
+                    order = CANDIDATES[round_ % 3 :] + CANDIDATES[: round_ % 3]
                     for name in order:
                         url = f"{bases[name]}{path}?speed=0"
                         before = cpu_seconds(pids[name])
-                        start, times = arrivals(client, url, "flat", flat_ends)
+                        times = arrivals(client, url, "flat", flat_ends)[1]
                         cpu[name] += cpu_seconds(pids[name]) - before
-                        first[name].append(start)
                         total[name].append(times[-1])
                     for name in order:
                         url = f"{bases[name]}{path}"  # the recorded timing
                         paced[name].append(arrivals(client, url, "paced", paced_ends)[1])
-    added = [
-        statistics.median(p[i] for p in paced["proxied"])
-        - statistics.median(d[i] for d in paced["direct"])
-        for i in range(paced_chunks)
-    ]
     return Measurement(
         chunks=chunks,
         rounds=rounds,
-        direct_first=statistics.median(first["direct"]),
-        proxied_first=statistics.median(first["proxied"]),
-        direct_total=statistics.median(total["direct"]),
-        proxied_total=statistics.median(total["proxied"]),
-        serve_cpu=cpu["direct"] / (rounds * chunks),
-        proxy_cpu=cpu["proxied"] / (rounds * chunks),
         paced_chunks=paced_chunks,
-        added_median=statistics.median(added),
-        added_p95=statistics.quantiles(added, n=20)[-1] if len(added) > 1 else added[0],
+        first={name: statistics.median(run[0] for run in paced[name]) for name in CANDIDATES},
+        total={name: statistics.median(total[name]) for name in CANDIDATES},
+        cpu={name: cpu[name] / (rounds * chunks) for name in CANDIDATES},
+        added={name: _added(paced, name, paced_chunks) for name in CANDIDATES[1:]},
     )
 
 
@@ -221,7 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, help="chunks of the flat-out stream")
     parser.add_argument("--paced-chunks", type=int, help="chunks of the paced stream")
     parser.add_argument("--rounds", type=int, help="rounds")
+    parser.add_argument("--copy-relay", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.copy_relay:
+        asyncio.run(_copy_relay(args.copy_relay))
+        return 0
     chunks = args.chunks or (1000 if args.quick else 5000)
     paced_chunks = args.paced_chunks or (100 if args.quick else 500)
     rounds = args.rounds or (5 if args.quick else 15)

@@ -21,15 +21,14 @@ def test_the_generated_stream_is_a_completed_capture_whose_chunk_ends_are_listed
     assert load_trace(tmp_path / "s.jsonl").state == "completed"
 
 
-def test_a_tiny_run_measures_both_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_tiny_run_measures_every_candidate_in_both_scenarios(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["--chunks", "50", "--paced-chunks", "5", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
-    assert "flat out, 50 chunks, 1 rounds" in out
-    for figure in (
-        "first byte",
-        "last byte",
-        "added per chunk",
-        "CPU per chunk",
-        "paced, 5 chunks",
-    ):
+    assert "flat out: 50 chunks, 1 rounds" in out and "paced: 5 chunks 2 ms apart" in out
+    for figure in ("last byte", "added/chunk", "CPU/chunk", "first byte", "per chunk"):
         assert figure in out
+    lines = out.splitlines()
+    for name in ("direct", "copy", "proxy"):
+        assert sum(line.split()[:1] == [name] for line in lines) == 2  # one row per scenario

@@ -22,7 +22,7 @@ capture says ``cancelled``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 import anyio
@@ -36,7 +36,7 @@ from starlette.routing import Route as StarletteRoute
 from ..core.trace import TransportEnd
 from ..live.secrets import is_loopback_url
 from ..live.transport import transport_end
-from .connections import ClientConnections, break_connection
+from .connections import ClientConnections, break_connection, reset_now
 from .flow import Flow, FlowRequest
 from .headers import request_headers, request_secrets, response_headers
 from .log import FlowLog
@@ -64,6 +64,8 @@ class ProxySettings:
         self.upstream = upstream
         self.max_body = max_body
         self.connect_timeout = connect_timeout
+        #: Whether the server is shutting down (set by whoever runs the app).
+        self.stopping: Callable[[], bool] = lambda: False
         shown = f"[{listen_host}]" if ":" in listen_host else listen_host
         self.loopback = is_loopback_url(f"http://{shown}")
 
@@ -79,6 +81,14 @@ def host_allowed(host_header: str | None, settings: ProxySettings) -> bool:
     if not host_header or any(c in host_header for c in "/@?#\\ \t"):
         return False
     return is_loopback_url(f"http://{host_header.strip()}")
+
+
+def _why_cancelled(flow: Flow, settings: ProxySettings) -> str:
+    if flow.cancelled:
+        return "stopped in the inspector"
+    if settings.stopping():
+        return "the proxy stopped"
+    return "the app closed the connection"
 
 
 def _error(status: int, kind: str, message: str) -> Response:
@@ -106,12 +116,6 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(parts)
 
 
-def _abort(connections: ClientConnections, peer: tuple[str, int] | None) -> None:
-    transport = connections.get(peer) if peer is not None else None
-    if transport is not None:
-        transport.abort()
-
-
 def create_app(
     log: FlowLog,
     client: httpx.AsyncClient,
@@ -122,16 +126,21 @@ def create_app(
     conns = connections if connections is not None else ClientConnections()
 
     async def relay(
-        upstream: httpx.Response, flow: Flow, url: str, peer: tuple[str, int] | None
+        upstream: httpx.Response,
+        flow: Flow,
+        url: str,
+        peer: tuple[str, int] | None,
+        decoded: bool,
     ) -> AsyncIterator[bytes]:
         end: TransportEnd | None = None
         # Stopping the flow from a view resets the app's connection; Starlette
         # then cancels this stream, which ends the capture ``cancelled``.
-        flow.on_cancel = lambda: _abort(conns, peer)
+        flow.on_cancel = lambda: reset_now(conns, peer)
         try:
-            # aiter_bytes: decoded bytes (identical to the wire unless the
-            # upstream compressed despite accept-encoding: identity).
-            async for data in upstream.aiter_bytes():
+            # The body as sent (raw), unless the upstream compressed it despite
+            # accept-encoding: identity; then decoded.
+            pieces = upstream.aiter_bytes() if decoded else upstream.aiter_raw()
+            async for data in pieces:
                 time = flow.now()
                 try:
                     yield data
@@ -141,8 +150,7 @@ def create_app(
         except httpx.RequestError as exc:
             end = transport_end(exc, url, flow.now(), settings.connect_timeout)
         except (asyncio.CancelledError, GeneratorExit, OSError):
-            why = "stopped in the inspector" if flow.cancelled else "the app closed the connection"
-            flow.finish(TransportEnd("cancelled", flow.now(), why))
+            flow.finish(TransportEnd("cancelled", flow.now(), _why_cancelled(flow, settings)))
             raise
         finally:
             with anyio.CancelScope(shield=True):
@@ -186,14 +194,13 @@ def create_app(
             flow.finish(end)
             return _error(502, "upstream_unreachable", end.error or "the upstream failed")
         except asyncio.CancelledError:
-            why = "stopped in the inspector" if flow.cancelled else "the proxy stopped"
-            flow.finish(TransportEnd("cancelled", flow.now(), why))
+            flow.finish(TransportEnd("cancelled", flow.now(), _why_cancelled(flow, settings)))
             if not flow.cancelled or task is None:
                 raise
             # Our own cancel (from a view), not the server's: abort the app's
             # connection and answer nothing.
             task.uncancel()
-            _abort(conns, peer)
+            reset_now(conns, peer)
             return Response(status_code=499)
         decoded = upstream.headers.get("content-encoding", "identity").lower() != "identity"
         flow.response(
@@ -202,7 +209,7 @@ def create_app(
             {k.lower(): v for k, v in upstream.headers.items()},
         )
         response = StreamingResponse(
-            relay(upstream, flow, url, peer), status_code=upstream.status_code
+            relay(upstream, flow, url, peer, decoded), status_code=upstream.status_code
         )
         response.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
         return response

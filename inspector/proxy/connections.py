@@ -21,7 +21,7 @@ from typing import Any, Final
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.utils import get_remote_addr
 
-__all__ = ["ClientConnections", "break_connection", "registering_protocol"]
+__all__ = ["ClientConnections", "break_connection", "registering_protocol", "reset_now"]
 
 #: How long to wait for forwarded bytes to reach the app before the break.
 _DRAIN_LIMIT: Final = 2.0
@@ -34,11 +34,18 @@ class ClientConnections(dict[tuple[str, int], asyncio.Transport]):
 
 
 def registering_protocol(connections: ClientConnections) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, also registering each connection's transport."""
+    """uvicorn's h11 protocol, registering each connection's transport (and without Nagle)."""
 
     class RegisteringProtocol(H11Protocol):
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            sock = transport.get_extra_info("socket")
+            if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+                # asyncio sets TCP_NODELAY only on sockets whose proto is IPPROTO_TCP, and
+                # a socket from socket.create_server has proto 0: without this, Nagle's
+                # algorithm holds each small chunk until the app acknowledges the last.
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             address = get_remote_addr(transport)
             if address is not None:
                 connections[address] = transport
@@ -63,6 +70,22 @@ def _unsent(sock: Any) -> int:
     return int(struct.unpack("i", answer)[0])
 
 
+def _reset(transport: asyncio.Transport) -> None:
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            # SO_LINGER with a zero timeout: closing sends RST instead of FIN.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()
+
+
+def reset_now(connections: ClientConnections, client: tuple[str, int] | None) -> None:
+    """Reset the app's connection at once (the user stopped the exchange)."""
+    transport = connections.get(client) if client is not None else None
+    if transport is not None:
+        _reset(transport)
+
+
 async def break_connection(
     connections: ClientConnections, client: tuple[str, int] | None, *, reset: bool
 ) -> None:
@@ -81,11 +104,7 @@ async def break_connection(
     while (transport.get_write_buffer_size() or _unsent(sock)) and loop.time() < give_up:
         await asyncio.sleep(0.001)
     if reset:
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                # SO_LINGER with a zero timeout: closing sends RST instead of FIN.
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        transport.abort()
+        _reset(transport)
     else:
         transport.close()
     await asyncio.sleep(_AFTER_BREAK)

@@ -102,6 +102,7 @@ class ProxyServer:
         )
         server_class = uvicorn.Server if handle_signals else _QuietServer
         self.server = server_class(config)
+        settings.stopping = lambda: self.server.should_exit
         self._thread: threading.Thread | None = None
 
     @property
