@@ -373,3 +373,18 @@ async def test_inspector_open_shows_an_imported_cassette_untimed() -> None:
         assert len(frame_rows) == 9
         assert all("—" in row and " ms" not in row for row in frame_rows)
         assert "untimed" in shown.frame_detail
+
+
+def test_a_streamed_entry_without_its_body_is_a_problem_not_an_empty_stream(
+    tmp_path: Path,
+) -> None:
+    doc = orjson.loads(HAR.read_bytes())
+    del doc["log"]["entries"][1]["response"]["content"]["text"]  # as Chrome does mid-stream
+    path = tmp_path / "nobody.har"
+    path.write_bytes(orjson.dumps(doc))
+    result = read_file(path)
+    assert result.recordings == []
+    assert result.problems == [
+        f"{path}: entry 2 (POST 200) streamed, but the browser or proxy kept no body"
+    ]
+    assert inspector("events", str(path)).returncode == 2

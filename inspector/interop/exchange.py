@@ -285,6 +285,12 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         )
     provider = provider_of(ex)
     body = ex.body or b""
+    if not body:
+        what = "entry" if ex.fmt == "har" else "interaction"
+        keeper = "the browser or proxy" if ex.fmt == "har" else "the recorder"
+        raise BodyError(
+            f"{what} {ex.index} ({ex.method} {ex.status}) streamed, but {keeper} kept no body"
+        )
     converted = None
     error_status = ex.status is not None and ex.status >= 400
     json_stream = provider == "gemini" and _is_gemini_json_stream(ex) and ex.chunks is None
