@@ -95,8 +95,7 @@ def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
         normalizer.fail_http(status)
         trace.transport_end = rec.end
         return trace
-    for time, data in rec.chunks:
-        normalizer.feed(data, time)
+    normalizer.feed_many(rec.chunks)  # the whole file is there: frames in batches
     end = rec.end
     if end is None:
         why = (

@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from benchmarks.streams import GENERATORS, stream_of_size
+from inspector.core import normalizer as normalizer_module
 from inspector.core.adapters.base import NO_RUN, Adapter
 from inspector.core.adapters.openai_chat import OpenAIChatAdapter
 from inspector.core.invariants import check_invariants
@@ -156,3 +157,63 @@ def test_a_trace_writes_its_events_as_json_lines_byte_for_byte(provider: str) ->
     for body in _shuffled_streams(provider, seed=7)[:4]:
         events = normalize(body, provider).events
         assert b"".join(events.json_lines()) == b"".join(orjson.dumps(e) + b"\n" for e in events)
+
+
+def _fed(body: bytes, provider: str, size: int, many: bool, **limits: int) -> Trace:
+    normalizer = Normalizer(provider, "st_same", **limits)
+    pieces = [(i / 100, body[i : i + size]) for i in range(0, len(body), size)]
+    if many:
+        normalizer.feed_many(pieces)
+    else:
+        for time, data in pieces:
+            normalizer.feed(data, time)
+    return normalizer.finish()
+
+
+def _everything(trace: Trace) -> tuple[Any, ...]:
+    return (
+        *_record(trace),
+        list(trace.frames),
+        list(trace.chunks),
+        trace.decoder_error,
+        trace.tail,
+    )
+
+
+@pytest.mark.parametrize("provider", sorted(GENERATORS))
+@pytest.mark.parametrize("batch", [1024, 3])
+def test_feeding_many_chunks_at_once_builds_the_trace_that_feeding_each_builds(
+    provider: str, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(normalizer_module, "_BATCH_FRAMES", batch)  # batches end anywhere
+    for body in _shuffled_streams(provider, seed=3)[:6]:
+        for size in (1 << 20, 4096, 97, 5):
+            one_by_one = _everything(_fed(body, provider, size, many=False))
+            assert _everything(_fed(body, provider, size, many=True)) == one_by_one
+
+
+def test_feeding_many_chunks_stops_decoding_where_feeding_each_does() -> None:
+    body = stream_of_size("openai-chat", 6_000)
+    long_line = b"data: " + b"x" * 300 + b"\n\n"
+    broken = body[:3000] + long_line + body[3000:]
+    for size in (4096, 61, 1):
+        many = _fed(broken, "openai-chat", size, many=True, max_line=200)
+        assert many.decoder_error is not None and many.state == "failed"
+        assert many.chunks.stored_bytes == len(broken)  # every byte kept
+        assert _everything(many) == _everything(
+            _fed(broken, "openai-chat", size, many=False, max_line=200)
+        )
+
+
+def test_a_crlf_split_between_chunks_ends_the_frame_after_its_lf_either_way() -> None:
+    body = stream_of_size("gemini", 3_000)
+    cut = body.index(b"\r\n\r\n") + 3  # the last LF of the first frame starts chunk 2
+    pieces = [body[:cut], body[cut:]]
+    for many in (False, True):
+        normalizer = Normalizer("gemini", "st_crlf")
+        if many:
+            normalizer.feed_many([(0.0, piece) for piece in pieces])
+        else:
+            for piece in pieces:
+                normalizer.feed(piece)
+        assert normalizer.finish().frames.span_of(0) == (0, cut + 1)

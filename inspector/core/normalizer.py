@@ -20,6 +20,10 @@ from .trace import Ignored, Trace, TransportEnd
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
 
+#: Frames :meth:`Normalizer.feed_many` gathers before processing them (bounds the
+#: frames held at once; larger batches gain nothing measurable).
+_BATCH_FRAMES = 1024
+
 
 def stream_id_for(*parts: bytes) -> str:
     """A deterministic ``st_…`` id derived from a capture's content."""
@@ -59,6 +63,42 @@ class Normalizer:
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
+        frames = self._decode(data, time)
+        if frames:
+            self._process(frames)
+        self._after_decoder()
+
+    def feed_many(self, chunks: Iterable[tuple[float, bytes]]) -> None:
+        """:meth:`feed` each ``(time, bytes)`` chunk, in order, to the same trace.
+
+        For a stream that is all there (a file): frames are gathered over
+        chunks and processed in batches of up to :data:`_BATCH_FRAMES`, so a
+        capture recorded one chunk per frame costs little more per frame than
+        large chunks do — runs of plain deltas span chunks. The trace is the
+        one feeding chunk by chunk builds: frames are processed in order, each
+        before any later chunk could matter to it (the decoder never returns a
+        frame again, and its error is acted on once the frames before it are).
+        """
+        decoder = self.decoder
+        pending: list[Frame] = []
+        chunks = iter(chunks)  # the loop below takes up where this one stops
+        for time, data in chunks:
+            frames = self._decode(data, time)
+            if frames:
+                pending += frames
+                if len(pending) >= _BATCH_FRAMES:
+                    self._process(pending)
+                    pending = []
+            if decoder.error is not None:
+                break
+        if pending:
+            self._process(pending)
+        self._after_decoder()
+        for time, data in chunks:  # the rest after a decoder error: kept, never decoded
+            self._decode(data, time)
+
+    def _decode(self, data: bytes, time: float) -> list[Frame]:
+        """Record one chunk and decode it; the frames it completed."""
         trace = self.trace
         decoder = self.decoder
         trace.chunks.add(decoder.bytes_fed, time, data)
@@ -68,9 +108,11 @@ class Normalizer:
             # The LF of a CRLF split across chunks joined the previous frame's span.
             trace.frames.set_end(last.index, last.end)
             self._last_end = last.end
-        if not frames:
-            self._after_decoder()
-            return
+        return frames
+
+    def _process(self, frames: list[Frame]) -> None:
+        """Record decoded frames and hand them to the adapter and the machine."""
+        trace = self.trace
         trace.frames.extend(frames)
         machine = self.machine
         adapter = self.adapter
@@ -111,7 +153,6 @@ class Normalizer:
             i += 1
         self._last_frame = last = frames[-1]
         self._last_end = last.end
-        self._after_decoder()
 
     def _one_by_one(self, frames: list[Frame], block: int, kind: str, texts: list[str]) -> None:
         # The machine would not take the run whole (say, its block is not open): the
@@ -183,6 +224,5 @@ def normalize(
     pieces = [(0.0, chunks)] if isinstance(chunks, bytes) else list(chunks)
     sid = stream_id or stream_id_for(*(data for _, data in pieces))
     normalizer = Normalizer(provider, sid)
-    for time, data in pieces:
-        normalizer.feed(data, time)
+    normalizer.feed_many(pieces)
     return normalizer.finish(end)
