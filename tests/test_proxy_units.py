@@ -23,6 +23,7 @@ from inspector.proxy.routes import Route, model_of, resolve, upstream_url
 
 from .conftest import ROOT
 from .test_live_helpers import serving
+from .test_proxy_helpers import EchoUpstream
 
 # -- routing -------------------------------------------------------------------------------
 
@@ -198,3 +199,27 @@ def test_headless_prints_one_line_per_exchange_and_ctrl_c_exits_130(tmp_path: Pa
     assert line.startswith("#1 POST /v1/messages model=text-simple 200 completed (stop) ")
     capture = Path(line.split("capture=")[1].strip())
     assert capture.parent == tmp_path and load_recording(capture).body == response.content
+
+
+def test_sigterm_mid_stream_closes_the_capture_as_cancelled_and_exits_130(tmp_path: Path) -> None:
+    with EchoUpstream() as upstream:
+        command = [sys.executable, "-m", "inspector", "proxy", "--headless", "--port", "0",
+                   "--upstream", upstream.url, "-o", str(tmp_path)]  # fmt: skip
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as process:
+            assert process.stdout is not None
+            url = process.stdout.readline().split()[1]
+            with (
+                httpx.Client(timeout=10) as client,
+                client.stream("POST", url + "/v1/chat/completions", json={"model": "hold"}) as r,
+            ):
+                chunks = r.iter_raw()
+                assert b"first" in next(chunks)
+                process.send_signal(signal.SIGTERM)
+                with pytest.raises(httpx.TransportError):
+                    b"".join(chunks)  # the proxy stopped: not a clean end
+            assert process.wait(timeout=20) == 130
+    (capture,) = tmp_path.glob("*.jsonl")
+    end = load_recording(capture).end
+    assert end is not None and (end.reason, end.error) == ("cancelled", "the proxy stopped")

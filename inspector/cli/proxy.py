@@ -152,7 +152,11 @@ def run(args: argparse.Namespace) -> int:
 
     log.watch(print_finished)
     import asyncio
+    import signal
 
+    # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal
+    # again: SIGTERM then ends like Ctrl+C (130, after the captures are closed).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     asyncio.run(server.serve())
     return EXIT_OK
 

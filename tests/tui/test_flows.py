@@ -16,6 +16,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from inspector.capture import load_recording
 from inspector.proxy import FlowLog, ProxyServer, ProxySettings
 from inspector.serve import ReplayServer
 from inspector.session import load_trace
@@ -127,3 +128,30 @@ async def test_a_flow_opened_while_it_streams_is_followed_live_until_it_ends(
             assert flow.trace is None  # the proxy keeps no finished trace; the screen has it
             await pilot.press("escape")
             await until(pilot, lambda: "completed" in table_rows(app.screen)[0][5], "settled")
+
+
+async def test_c_on_the_list_stops_a_streaming_exchange_and_resets_the_apps_connection(
+    tmp_path: Path,
+) -> None:
+    with EchoUpstream() as upstream:
+        app = proxy_app(upstream.url, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.server.server.started, "the proxy listens")
+            async with httpx.AsyncClient(base_url=app.server.url, timeout=10) as client:
+                request = asyncio.create_task(
+                    client.post("/v1/chat/completions", json={"model": "hold"})
+                )
+                log = app.server.log
+                await until(pilot, lambda: log.count == 1 and log.flows[0].bytes > 0, "a chunk")
+                listed = app.screen
+                await until(pilot, lambda: table_rows(listed)[0][5] == "streaming", "its row")
+                await pilot.press("c")
+                with pytest.raises(httpx.TransportError):
+                    await request
+            flow = log.flows[0]
+            await until(pilot, lambda: not flow.live, "the flow ends")
+            assert flow.state == "interrupted (cancelled)"
+            assert flow.capture is not None
+            end = load_recording(flow.capture).end
+            assert end is not None and end.error == "stopped in the inspector"
+            await until(pilot, lambda: "cancelled" in table_rows(listed)[0][5], "the row says so")
