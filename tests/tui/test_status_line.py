@@ -74,8 +74,11 @@ async def test_live_says_connecting_then_waiting_then_following_then_ended() -> 
         assert isinstance(screen, MainScreen)
         await pilot.pause()
         assert "◌ connecting…" in panes(screen).status
-        feed.exchange["response"] = response
-        screen.refresh_status()
+        feed.exchange["response"] = response  # headers, no body yet: no notify either
+        for _ in range(200):  # the screen looks again on its own (bounded wait)
+            if "◌ waiting for the first byte…" in panes(screen).status:
+                break
+            await pilot.pause(0.01)
         assert "◌ waiting for the first byte…" in panes(screen).status
         feed.release.release()
         await settle(pilot, screen, 1)

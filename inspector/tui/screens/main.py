@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Container
 from textual.events import DescendantFocus
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Tab, Tabs
 
@@ -80,6 +81,20 @@ class MainScreen(SteppingScreen):
         self.refresh_view()
         self.query_one(FramesList).focus()
         self._check_when_finished()
+        if self.feed is not None:
+            # A feed notifies on bytes, not on the response's headers: until the
+            # first byte, look now and then whether "connecting" became "waiting".
+            self._waiting = self.set_interval(0.25, self._while_waiting)
+
+    _waiting: Timer | None = None
+
+    def _while_waiting(self) -> None:
+        if self._waiting is not None and (
+            self.index.n_frames or self.trace.bytes_received or self.index.finished
+        ):
+            self._waiting.stop()
+            self._waiting = None
+        self.refresh_status()
 
     class OutputChecked(Message):
         """The independent checker finished (posted by its thread)."""
