@@ -1,4 +1,4 @@
-"""The proxy's pure parts (routing, headers, secrets, names, the Host check) and its CLI."""
+"""The proxy's pure parts (routing, headers, secrets, names, the summary line) and its CLI."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ import pytest
 
 from inspector.capture import load_recording
 from inspector.cli import main
-from inspector.proxy import FlowLog, FlowRequest, ProxySettings, flow_line
-from inspector.proxy.app import host_allowed
+from inspector.proxy import FlowLog, FlowRequest, flow_line
 from inspector.proxy.headers import request_headers, request_secrets, response_headers
 from inspector.proxy.recording import capture_name, create_capture_file
 from inspector.proxy.routes import Route, model_of, resolve, upstream_url
@@ -123,7 +122,7 @@ def test_every_credential_of_a_request_is_a_secret_to_scrub() -> None:
     assert list(found) == sorted(found, key=len, reverse=True)
 
 
-# -- names, the Host check, the one-line summary ----------------------------------------------
+# -- names and the one-line summary ----------------------------------------------
 
 
 def test_capture_names_are_made_by_the_proxy_never_taken_from_the_request(tmp_path: Path) -> None:
@@ -137,19 +136,6 @@ def test_capture_names_are_made_by_the_proxy_never_taken_from_the_request(tmp_pa
     second = create_capture_file(tmp_path, name)
     assert first.parent == second.parent == tmp_path
     assert second.name == name.removesuffix(".jsonl") + "-2.jsonl"
-
-
-@pytest.mark.parametrize(
-    ("host", "allowed"),
-    [("127.0.0.1:8790", True), ("localhost:8790", True), ("[::1]:8790", True),
-     ("127.0.0.5", True), ("LOCALHOST", True), ("rebind.example.com:8790", False),
-     ("127.0.0.1.nip.io", False), ("evil.com@127.0.0.1", False), ("", False), (None, False)],
-)  # fmt: skip
-def test_on_loopback_only_a_host_header_naming_this_machine_is_served(
-    host: str | None, allowed: bool
-) -> None:
-    assert host_allowed(host, ProxySettings()) is allowed
-    assert host_allowed(host, ProxySettings(listen_host="0.0.0.0")) is True
 
 
 def test_the_one_line_summary_escapes_what_the_client_controls() -> None:

@@ -2,14 +2,15 @@
 
 Theory of operation
 -------------------
-One catch-all route. A request is checked (``Host`` must name this machine
-when the proxy listens on loopback, so a web page cannot reach it through
-DNS rebinding; the body is bounded), routed (:mod:`.routes`), and sent
-upstream with the app's own headers (:mod:`.headers`) on one shared httpx
-client. The upstream's status and headers are passed on as they came, then
-the body is relayed chunk by chunk: each chunk is handed to the app first
-and recorded after (:class:`~.flow.Flow`), so recording adds no latency to
-the chunk it records.
+One catch-all route. A request is checked — ``Host`` must name this
+machine, so a web page cannot reach the proxy through DNS rebinding (the
+replay server's :class:`~inspector.serve.app.HostCheck`), and the body is
+bounded — then routed (:mod:`.routes`) and sent upstream with the app's own
+headers (:mod:`.headers`) on one shared httpx client. The upstream's status
+and headers are passed on as they came, then the body is relayed chunk by
+chunk: each chunk is handed to the app first and recorded after
+(:class:`~.flow.Flow`), so recording adds no latency to the chunk it
+records.
 
 How the upstream ended is how the app's response ends: a clean end is a
 clean end; a reset upstream resets the app's connection, a connection
@@ -29,20 +30,21 @@ import anyio
 import httpx
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route as StarletteRoute
 
 from ..core.trace import TransportEnd
-from ..live.secrets import is_loopback_url
 from ..live.transport import transport_end
+from ..serve.app import HostCheck, allowed_hosts
 from .connections import ClientConnections, break_connection, reset_now
 from .flow import Flow, FlowRequest
 from .headers import request_headers, request_secrets, response_headers
 from .log import FlowLog
 from .routes import model_of, resolve, upstream_url
 
-__all__ = ["DEFAULT_MAX_BODY", "METHODS", "ProxySettings", "create_app", "host_allowed"]
+__all__ = ["DEFAULT_MAX_BODY", "METHODS", "ProxySettings", "create_app"]
 
 #: Requests bigger than this are refused (413): images in a prompt fit, a runaway upload does not.
 DEFAULT_MAX_BODY: Final = 32 * 1024 * 1024
@@ -66,21 +68,6 @@ class ProxySettings:
         self.connect_timeout = connect_timeout
         #: Whether the server is shutting down (set by whoever runs the app).
         self.stopping: Callable[[], bool] = lambda: False
-        shown = f"[{listen_host}]" if ":" in listen_host else listen_host
-        self.loopback = is_loopback_url(f"http://{shown}")
-
-
-def host_allowed(host_header: str | None, settings: ProxySettings) -> bool:
-    """Whether a request's ``Host`` may be served.
-
-    On loopback only loopback names are accepted (a DNS-rebinding page sends
-    its own name); a proxy bound elsewhere with ``--host`` accepts any.
-    """
-    if not settings.loopback:
-        return True
-    if not host_header or any(c in host_header for c in "/@?#\\ \t"):
-        return False
-    return is_loopback_url(f"http://{host_header.strip()}")
 
 
 def _why_cancelled(flow: Flow, settings: ProxySettings) -> str:
@@ -149,7 +136,7 @@ def create_app(
             end = TransportEnd("eof", flow.now())
         except httpx.RequestError as exc:
             end = transport_end(exc, url, flow.now(), settings.connect_timeout)
-        except (asyncio.CancelledError, GeneratorExit, OSError):
+        except (asyncio.CancelledError, GeneratorExit):
             flow.finish(TransportEnd("cancelled", flow.now(), _why_cancelled(flow, settings)))
             raise
         finally:
@@ -160,8 +147,6 @@ def create_app(
             await break_connection(conns, peer, reset="reset" in (end.error or "").lower())
 
     async def handle(request: Request) -> Response:
-        if not host_allowed(request.headers.get("host"), settings):
-            return _error(403, "host_not_allowed", "the Host header must name this machine")
         try:
             body = await _read_body(request, settings.max_body)
         except ClientDisconnect:
@@ -214,4 +199,8 @@ def create_app(
         response.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
         return response
 
-    return Starlette(routes=[StarletteRoute("/{path:path}", handle, methods=METHODS)])
+    # The replay server's guard: a Host that is not this machine is a 421 (DNS rebinding).
+    guard = Middleware(HostCheck, allowed=allowed_hosts(settings.listen_host))
+    return Starlette(
+        routes=[StarletteRoute("/{path:path}", handle, methods=METHODS)], middleware=[guard]
+    )
