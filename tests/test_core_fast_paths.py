@@ -14,13 +14,13 @@ from typing import Any
 import orjson
 import pytest
 
-from benchmarks.streams import GENERATORS, stream_of_size
+from benchmarks.streams import GENERATORS, decoder_stream, frames_in, stream_of_size
 from inspector.core import normalizer as normalizer_module
 from inspector.core.adapters.base import NO_RUN, Adapter
 from inspector.core.adapters.openai_chat import OpenAIChatAdapter
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import Normalizer, normalize
-from inspector.core.sse import Frame
+from inspector.core.sse import Frame, FrameDecoder
 from inspector.core.trace import EventLog, Trace
 
 
@@ -217,3 +217,24 @@ def test_a_crlf_split_between_chunks_ends_the_frame_after_its_lf_either_way() ->
             for piece in pieces:
                 normalizer.feed(piece)
         assert normalizer.finish().frames.span_of(0) == (0, cut + 1)
+
+
+def _decoded(body: bytes, size: int, **limits: int) -> tuple[list[tuple[Any, ...]], str]:
+    """Frames as the same bytes make them whatever the chunking (no chunk links), and the error."""
+    decoder = FrameDecoder(**limits)
+    frames = [f for i in range(0, len(body), size) for f in decoder.feed(body[i : i + size])]
+    return [(f.index, f.event, f.data, f.id, f.start, f.end) for f in frames], repr(decoder.error)
+
+
+@pytest.mark.parametrize("crlf", [False, True], ids=["LF", "CRLF"])
+def test_a_chunk_larger_than_the_limits_decodes_as_small_chunks_do(crlf: bool) -> None:
+    body = decoder_stream(30_000, crlf)
+    limits = {"max_line": 400, "max_frame": 400}  # every line fits; the chunk does not
+    whole, error = _decoded(body, len(body), **limits)
+    assert error == "None" and len(whole) == frames_in(body)
+    assert (whole, error) == _decoded(body, 4096, **limits) == _decoded(body, 64, **limits)
+    # One line too long, in the middle: the same frames before it, the same error.
+    long = body[:15_000] + b"data: " + b"y" * 500 + b"\n\n" + body[15_000:]
+    (before, error) = _decoded(long, len(long), **limits)
+    assert "FrameTooLarge" in error and 0 < len(before) < len(whole)
+    assert (before, error) == _decoded(long, 4096, **limits)

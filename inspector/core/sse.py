@@ -355,11 +355,13 @@ class FrameDecoder:
         period = 2 if first[:6] == b"data: " else 3 if first[:7] == b"event: " else 0
         n = len(lines) - len(lines) % period if period else 0
         blank = b"\r" if cr else b""
+        limit = min(self.max_line, self.max_frame)
         if (
             n == 0
-            # No line can pass a size limit (the segment is shorter than both).
-            or size > min(self.max_line, self.max_frame)
             or lines[period - 1 : n : period].count(blank) != n // period
+            # No line may pass a size limit: the segment is shorter than both, or
+            # (a whole file fed at once) its longest line is — one C-level pass.
+            or (size > limit and max(map(len, lines)) > limit)
         ):
             return 0
         first_frame = len(out)
