@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.widgets import Footer
 
 from inspector.tui import InspectorApp
+from inspector.tui.commands import commands_for
 from inspector.tui.problems import ViolationInfo
 from inspector.tui.screens.details import DetailsScreen
 from inspector.tui.screens.export import ExportDialog
@@ -185,3 +186,21 @@ async def test_m_maximizes_the_focused_pane_and_escape_restores_it() -> None:
         assert screen.maximized is None
         await pilot.press("tab", "m", "m")
         assert screen.maximized is None, "m again restores"
+
+
+async def test_the_palette_offers_the_new_actions_when_they_apply() -> None:
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        names = [c.name for c in commands_for(screen)]
+        assert "Go to frame…" in names and "Copy the selection" in names
+        assert "Maximize the focused pane" in names
+        assert not any(name.startswith("Search: ") for name in names), "no search yet"
+        await pilot.press("slash", *"block_delta", "enter", "escape", "m")
+        names = [c.name for c in commands_for(screen)]
+        assert "Search: next match" in names and "Search: previous match" in names
+        assert "Restore the layout" in names and "Maximize the focused pane" not in names
+        await pilot.press("home")
+        names = [c.name for c in commands_for(screen)]
+        assert "Copy the selection" not in names, "before the first frame there is none"
