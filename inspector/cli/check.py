@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import signal
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -119,15 +120,39 @@ def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterato
         return
     import multiprocessing
 
+    from .. import session  # noqa: F401  imported once here, inherited by forked workers
+    from ..core import invariants  # noqa: F401
+
     sys.stdout.flush()  # a forked worker must not inherit unwritten output
-    with multiprocessing.Pool(processes, initializer=_worker_init) as pool:
+    # Ctrl+C while the workers start would leave them behind, holding our
+    # stdout open: the pool is started with SIGINT held back, and the
+    # interrupt lands once the pool is ours to terminate.
+    held = _hold_sigint()
+    try:
+        pool = multiprocessing.Pool(processes, initializer=_worker_init)
+    except BaseException:
+        _release_sigint(held)
+        raise
+    try:
+        _release_sigint(held)  # a held Ctrl+C is raised here, inside the try
         yield from pool.imap(check_file, itertools.chain(first, jobs), chunksize=_CHUNK)
+    finally:
+        pool.terminate()
+
+
+def _hold_sigint() -> object:
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: nothing to hold
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_sigint(held: object) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # type: ignore[arg-type]
 
 
 def _worker_init() -> None:
     # Ctrl+C is the main process's to handle: it stops the pool.
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
