@@ -36,10 +36,12 @@ _TYPE_PREFIX: Final = re.compile(r'\{\s*"type"\s*:\s*"([^"\\]*)"\s*,?\s*')
 
 
 class Preview:
-    """A preview being built: parts separated by ``·``."""
+    """A frame's preview: parts separated by ``·``, and whether it carries an error."""
 
-    def __init__(self) -> None:
-        self.text = Text(end="")
+    def __init__(self, text: Text | None = None, carries_error: bool = False) -> None:
+        self.text = text if text is not None else Text(end="")
+        #: The frame says something failed (an error object, JSON that does not parse).
+        self.carries_error = carries_error
 
     def _sep(self) -> None:
         if self.text:
@@ -72,6 +74,7 @@ class Preview:
 
     def error(self, value: object) -> None:
         """An error object: its type / code, then its message, in red."""
+        self.carries_error = True
         self._sep()
         if not isinstance(value, Mapping):
             self.text.append_text(one_line(plain_value(value), 200, "bold red"))
@@ -119,7 +122,7 @@ def _anthropic_delta(p: Preview, delta: Mapping[str, Any]) -> None:
         p.word(kind or "?", "yellow")
 
 
-def anthropic_preview(label: str, value: Mapping[str, Any]) -> Text | None:
+def anthropic_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
     """Anthropic Messages: block index, the delta / block / stop reason / error."""
     p = Preview()
     if isinstance(value.get("index"), int):
@@ -152,7 +155,7 @@ def anthropic_preview(label: str, value: Mapping[str, Any]) -> Text | None:
         pass  # the block index says it all
     elif len(value) > 1:
         return None
-    return p.text
+    return p
 
 
 # -- OpenAI Chat -------------------------------------------------------------------
@@ -178,12 +181,12 @@ def _chat_reasoning_detail(p: Preview, detail: Mapping[str, Any]) -> None:
             p.label(key, f"{len(plain_value(detail[key]))} chars", "magenta")
 
 
-def chat_preview(label: str, value: Mapping[str, Any]) -> Text | None:
+def chat_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
     """OpenAI Chat: the delta's content, reasoning, refusal, tool call; finish; usage."""
     p = Preview()
     if "error" in value:
         p.error(value["error"])
-        return p.text
+        return p
     choice = _first(value.get("choices"))
     delta = _dict(choice.get("delta"))
     if delta.get("role") is not None:
@@ -207,7 +210,7 @@ def chat_preview(label: str, value: Mapping[str, Any]) -> Text | None:
         p.label("finish", reason, "bold green" if reason == "stop" else "bold yellow")
     usage = _dict(value.get("usage"))
     p.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))
-    return p.text if p.text else None
+    return p if p.text else None
 
 
 # -- OpenAI Responses --------------------------------------------------------------
@@ -221,7 +224,7 @@ def _responses_item(p: Preview, item: Mapping[str, Any]) -> None:
         p.word(item["status"], "dim")
 
 
-def responses_preview(label: str, value: Mapping[str, Any]) -> Text | None:
+def responses_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
     """OpenAI Responses: output index, then the delta / item / part / status / error."""
     p = Preview()
     if isinstance(value.get("output_index"), int):
@@ -257,7 +260,7 @@ def responses_preview(label: str, value: Mapping[str, Any]) -> Text | None:
                 p.word(annotation.get("title") or annotation.get("url") or "")
             elif len(p.text) == 0 or len(value) > 4:
                 return None
-    return p.text
+    return p
 
 
 # -- Gemini ------------------------------------------------------------------------
@@ -286,12 +289,12 @@ def _gemini_part(p: Preview, part: Mapping[str, Any]) -> None:
         p.label("signature", f"{len(plain_value(part['thoughtSignature']))} chars", "magenta")
 
 
-def gemini_preview(label: str, value: Mapping[str, Any]) -> Text | None:
+def gemini_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
     """Gemini: each part (text, thought, call), finish reason, block reason, usage, error."""
     p = Preview()
     if "error" in value:
         p.error(value["error"])
-        return p.text
+        return p
     candidate = _first(value.get("candidates"))
     for part in _dict(candidate.get("content")).get("parts") or ():
         _gemini_part(p, _dict(part))
@@ -303,11 +306,11 @@ def gemini_preview(label: str, value: Mapping[str, Any]) -> Text | None:
     feedback = _dict(value.get("promptFeedback"))
     if feedback.get("blockReason") is not None:
         p.label("blocked", feedback["blockReason"], "bold red")
-    return p.text if p.text else None
+    return p if p.text else None
 
 
 #: Per provider: ``(label, parsed data) -> preview`` (None: show the raw data).
-PREVIEWERS: Final[dict[str, Callable[[str, Mapping[str, Any]], Text | None]]] = {
+PREVIEWERS: Final[dict[str, Callable[[str, Mapping[str, Any]], Preview | None]]] = {
     "anthropic": anthropic_preview,
     "openai-chat": chat_preview,
     "openai-responses": responses_preview,
@@ -315,15 +318,15 @@ PREVIEWERS: Final[dict[str, Callable[[str, Mapping[str, Any]], Text | None]]] = 
 }
 
 
-def raw_preview(data: str, label: str) -> Text:
+def raw_preview(data: str, label: str) -> Preview:
     """The data as received, minus a leading JSON ``type`` the event column shows."""
     match = _TYPE_PREFIX.match(data)
     if match is not None and match.group(1) == label:
         data = "{…" + data[match.end() :]
-    return one_line(data, RAW_LIMIT)
+    return Preview(one_line(data, RAW_LIMIT))
 
 
-def frame_preview(provider: str | None, label: str, data: str) -> Text:
+def frame_preview(provider: str | None, label: str, data: str) -> Preview:
     """The preview of one frame's data (see the module docstring)."""
     previewer = PREVIEWERS.get(provider or "")
     if previewer is None or data.lstrip()[:1] != "{":
@@ -335,7 +338,7 @@ def frame_preview(provider: str | None, label: str, data: str) -> Text:
         text.append_text(one_line(str(exc), 80, "red"))
         text.append(" · ", "dim")
         text.append_text(one_line(data, RAW_LIMIT))
-        return text
+        return Preview(text, carries_error=True)
     if not isinstance(value, dict):
         return raw_preview(data, label)
     try:

@@ -14,7 +14,7 @@ from rich.text import Text
 from ..core.trace import Transition
 from .index import LONG_GAP, TraceIndex
 from .labels import LABEL_WIDTH, short_label
-from .previews import frame_preview
+from .previews import Preview, frame_preview
 from .textsafe import one_line, plain_value, quoted, safe_text
 
 __all__ = [
@@ -115,13 +115,12 @@ def frame_header(index: TraceIndex) -> Text:
     return Text(head + f"{'bytes':>5} data", "bold")
 
 
-def _frame_marker(index: TraceIndex, frame: int, quiet: bool) -> Text:
+def _frame_marker(mark: str | None, ignored: bool, quiet: bool) -> Text:
     # One column: a problem outranks "ignored", which outranks "quiet".
-    mark = index.frame_marks.get(frame)
     if mark is not None:
         symbol, style = FRAME_MARKS[mark]
         return Text(symbol, style, end="")
-    if frame in index.problems.ignored:
+    if ignored:
         return Text("⊘", "bold yellow", end="")
     return Text("·" if quiet else " ", end="")
 
@@ -129,7 +128,8 @@ def _frame_marker(index: TraceIndex, frame: int, quiet: bool) -> Text:
 def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
     """One frame: markers, index, time, gap, event name, id, size, what it carries.
 
-    The marker column shows ``✗`` (the frame produced a ``stream.error``),
+    The marker column shows ``✗`` (the frame produced a ``stream.error``, or
+    carries an error the stream had already ended before, or is not JSON),
     ``!`` (a violation), ``⚑`` (a refusal), ``⊘`` (ignored) or ``·`` (a
     comment or ping). The event name is abbreviated per provider
     (:func:`.labels.short_label`), and the preview shows the field that
@@ -139,11 +139,16 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
     f = trace.frames[frame]
     width, with_id = frame_columns(index)
     ignored = index.problems.ignored.get(frame)
-    mark = index.frame_marks.get(frame)
     quiet = f.comment is not None or frame in index.heartbeat_frames
+    if f.comment is not None:
+        preview = Preview(one_line(": " + f.comment, 300))
+    else:
+        preview = frame_preview(trace.provider, index.frame_label(frame), f.data)
+    # A frame can carry an error that produced no event (ignored after the end).
+    mark = index.frame_marks.get(frame) or ("error" if preview.carries_error else None)
     text = Text(no_wrap=True, end="", style="dim" if quiet else "")
     text.append("●" if breakpoint else " ", "bold red")
-    text.append_text(_frame_marker(index, frame, quiet))
+    text.append_text(_frame_marker(mark, ignored is not None, quiet))
     text.append(f"{frame:>{width}} ")
     when = index.frame_time(frame)
     text.append(f"{time_label(when):>6} ", "dim" if when is None else "")
@@ -171,10 +176,7 @@ def frame_row(index: TraceIndex, frame: int, breakpoint: bool) -> Text:
         text.append_text(id_text)
         text.append(" ")
     text.append(f"{size_label(f.size):>5} ")
-    if f.comment is not None:
-        text.append_text(one_line(": " + f.comment, 300))
-    else:
-        text.append_text(frame_preview(trace.provider, index.frame_label(frame), f.data))
+    text.append_text(preview.text)
     return text
 
 

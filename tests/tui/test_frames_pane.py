@@ -89,3 +89,13 @@ async def test_the_detail_of_a_frame_that_is_not_json_says_where_parsing_stopped
         rows = screen.query_one(FramesList)
         assert rows.row_text(4).plain[1] == "✗"
         assert "invalid JSON unexpected end of data" in rows.row_text(4).plain
+
+
+def test_an_error_frame_after_the_end_is_marked_though_it_produced_nothing() -> None:
+    # OpenAI Responses sends ``error`` and then ``response.failed``: the first
+    # ends the stream, the second is ignored — and still carries an error.
+    index = TraceIndex(load_trace(CAPTURES / "openai-responses" / "error-then-failed.jsonl"))
+    assert 3 in index.problems.ignored and 3 not in index.frame_marks
+    row = frame_row(index, 3, False)
+    assert mark(row) == ("✗", "bold red")
+    assert "resp.failed" in row.plain and "insufficient_quota: You exceeded" in row.plain

@@ -215,6 +215,6 @@ async def test_a_step_computes_previews_only_for_rows_on_screen(
 def test_frames_of_unexpected_shape_preview_in_json_notation(
     provider: str, label: str, data: str
 ) -> None:
-    shown = frame_preview(provider, label, data).plain
+    shown = frame_preview(provider, label, data).text.plain
     assert shown
     assert not re.search(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['", shown), shown
