@@ -54,6 +54,18 @@ def test_next_event_walks_the_events_of_one_frame_before_moving_on() -> None:
     assert (cursor.position, cursor.event) == (1, 1)
 
 
+def test_k_counts_the_events_as_of_the_selected_event_not_the_whole_frame() -> None:
+    cursor = cursor_at(0)
+    cursor.step_event(1)  # frame 1 produced block.start and a delta: select the first
+    assert (cursor.position, cursor.event, cursor.k, cursor.frame_k) == (1, 1, 2, 3)
+    assert cursor.index.blocks[0].text.text_at(cursor.k)[0] == ""
+    cursor.step_event(1)
+    assert (cursor.k, cursor.frame_k) == (3, 3)
+    assert cursor.index.blocks[0].text.text_at(cursor.k)[0] == "Checking the "
+    cursor.step(1)  # a frame step selects that frame's last event again
+    assert (cursor.position, cursor.k, cursor.frame_k) == (2, 4, 4)
+
+
 def test_previous_event_from_the_first_goes_before_the_first_frame() -> None:
     cursor = cursor_at(0)
     assert cursor.step_event(-1)

@@ -11,9 +11,12 @@ from hypothesis import strategies as st
 
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.trace import Trace, TransportEnd
+from inspector.session import load_trace
 from inspector.tui import timeline as timeline_module
 from inspector.tui.index import TraceIndex
 
+from ..conftest import CAPTURES
+from .helpers import REAL
 from .scripted import ScriptAdapter, scripted_trace
 
 TOOL_STREAM = [
@@ -200,3 +203,19 @@ def test_state_as_of_every_k_matches_a_replay(frames: list[list[Any]], finish: b
             assert index.transitions_at(k) == sum(1 for t in trace.transitions if t.event < k)
     finally:
         timeline_module.CHECKPOINT_EVERY = original
+
+
+def test_a_trace_without_a_header_or_any_time_is_untimed_until_a_frame_has_one() -> None:
+    trace = scripted_trace(TOOL_STREAM)
+    assert TraceIndex(trace).timed  # scripted frames are 10 ms apart
+    untimed = load_trace(REAL / "openai-chat" / "crusoe-text.sse")
+    index = TraceIndex(untimed)
+    assert not index.timed and index.frame_gap(3) is None and index.frame_time(3) is None
+    assert index.time_to_first_content() is None and index.max_gap_or_none is None
+
+
+def test_frame_marks_name_error_violation_and_refusal_frames() -> None:
+    failed = TraceIndex(load_trace(CAPTURES / "anthropic" / "overloaded-after-text.jsonl"))
+    assert failed.frame_marks == {6: "error"}
+    refused = TraceIndex(load_trace(CAPTURES / "openai-chat" / "refusal.jsonl"))
+    assert set(refused.frame_marks.values()) == {"refusal"}
