@@ -101,7 +101,7 @@ def test_faults_from_the_query_and_from_the_header_the_query_winning() -> None:
     ("query", "header", "message"),
     [
         ({"cut": "ten"}, None, "fault cut='ten': expected a whole number"),
-        ({"chunk": "0"}, None, "fault chunk=0: expected at least 1 byte"),
+        ({"chunk": "0"}, None, "fault chunk='0': expected a whole number of bytes from 1"),
         ({"stall": "-1"}, None, "expected seconds"),
         ({"status": "200"}, None, "expected an HTTP error status"),
         ({"cut": "1", "reset": "2"}, None, "cut and reset all end the body"),

@@ -6,10 +6,23 @@ import argparse
 import sys
 from typing import Any
 
-from ..live.secrets import is_loopback_url
-from ..serve.catalog import ENDPOINTS, load_catalog
-from ..serve.runner import ReplayServer
+from ..terminal import escape_controls
 from .common import EXIT_OK, EXIT_USAGE, error
+
+
+def _port(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}")
+    return int(text)
+
+
+def _size(text: str) -> int:
+    from ..live.options import parse_size  # the same sizes as record --max-bytes
+
+    value = parse_size(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"expected a size above 0, got {text!r}")
+    return value
 
 
 def _speed(text: str) -> float:
@@ -38,7 +51,14 @@ def register(sub: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
     parser.add_argument(
-        "--port", type=int, default=8765, help="port (0: any free port; default %(default)s)"
+        "--port", type=_port, default=8765, help="port (0: any free port; default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-body",
+        metavar="SIZE",
+        type=_size,
+        default=1 << 20,
+        help="refuse request bodies larger than SIZE with 413 (K, M: KiB, MiB; default 1M)",
     )
     parser.add_argument(
         "--speed",
@@ -50,27 +70,42 @@ def register(sub: Any) -> None:
 
 
 def _log(line: str) -> None:
-    print(f"inspector serve: {line}", file=sys.stderr, flush=True)
+    # Request paths, models, user agents and file names are attacker-controlled.
+    print(f"inspector serve: {escape_controls(line)}", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl+C; exit 2 when there is nothing to serve or the port is taken."""
+    from ..live.secrets import is_loopback_url
+    from ..serve.catalog import ENDPOINTS, load_catalog
+    from ..serve.runner import ReplayServer
+
     catalog = load_catalog(args.paths)
     for reason in catalog.skipped:
         _log(f"skipped {reason}")
     if not len(catalog):
-        error("nothing to serve: no readable capture or SSE file in " + " ".join(args.paths))
+        where = " ".join(escape_controls(p) for p in args.paths)
+        error("nothing to serve: no readable capture or SSE file in " + where)
         return EXIT_USAGE
+    host = escape_controls(args.host)
     try:
-        server = ReplayServer(catalog, host=args.host, port=args.port, speed=args.speed, log=_log)
-    except OSError as exc:
-        error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        server = ReplayServer(
+            catalog,
+            host=args.host,
+            port=args.port,
+            speed=args.speed,
+            log=_log,
+            max_body=args.max_body,
+        )
+    except (OSError, ValueError, UnicodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        error(f"cannot listen on {host}:{args.port}: {escape_controls(why)}")
         return EXIT_USAGE
     if not is_loopback_url(f"http://[{args.host}]" if ":" in args.host else f"http://{args.host}"):
         _log(f"warning: listening on {args.host}, reachable from other machines")
     print(f"serving {len(catalog)} streams on {server.url} (speed {args.speed:g})", flush=True)
     for provider, entries in sorted(catalog.by_provider.items()):
-        names = ", ".join(sorted(entries))
+        names = escape_controls(", ".join(sorted(entries)))
         print(f"  POST {ENDPOINTS[provider]}  {provider}: {names}", flush=True)
     server.run()
     return EXIT_OK

@@ -14,24 +14,49 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import ipaddress
 import socket
 import struct
 import termios
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Final
+from urllib.parse import quote
 
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope
+from starlette.types import Send as ASGISend
 
 from ..capture import Recording
+from ..terminal import escape_controls
 from .catalog import ENDPOINTS, Catalog, Entry
 from .errors import RETRY_AFTER_STATUSES, error_body
-from .faults import FAULT_HEADER, FAULTS, Close, FaultError, Faults, Send, Stall, parse_faults, plan
+from .faults import (
+    FAULT_HEADER,
+    FAULTS,
+    Close,
+    FaultError,
+    Faults,
+    Send,
+    Stall,
+    Step,
+    iter_plan,
+    parse_faults,
+)
 
-__all__ = ["KEEPALIVES", "Connections", "create_app", "recorded_close"]
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "KEEPALIVES",
+    "Connections",
+    "HostCheck",
+    "allowed_hosts",
+    "create_app",
+    "recorded_close",
+]
 
 #: What a stall sends to keep the line warm: the provider's own ping where it
 #: has one, else an SSE comment (valid for every provider).
@@ -46,6 +71,12 @@ _NOT_REPLAYED: Final = frozenset(
 #: How long to wait for written bytes to leave before a reset, and for the disconnect after.
 _DRAIN_LIMIT: Final = 2.0
 _AFTER_BREAK_LIMIT: Final = 5.0
+#: Request bodies larger than this are refused (413): a replay needs only the model.
+DEFAULT_MAX_BODY: Final = 1 << 20
+#: A request body must arrive within this many seconds (408 otherwise).
+BODY_TIMEOUT: Final = 30.0
+#: Bytes sent without a pause before other clients get a turn (``speed=0``, ``chunk=1``).
+_YIELD_EVERY: Final = 64 * 1024
 
 Log = Callable[[str], None]
 
@@ -104,21 +135,42 @@ def recorded_close(rec: Recording) -> str:
     return "reset" if "reset" in (end.error or "").lower() else "drop"
 
 
+def _closed(connections: Connections, client: tuple[str, int] | None) -> bool:
+    """Whether the client has gone (its connection closed or closing)."""
+    if client is None:
+        return False
+    transport = connections.get(client)
+    return transport is None or transport.is_closing()
+
+
 async def _play(
-    steps: list[Any], connections: Connections, client: tuple[str, int] | None
+    steps: Iterator[Step], connections: Connections, client: tuple[str, int] | None
 ) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     start = loop.time()
     shift = 0.0  # stalls push everything after them back
+    unpaused = 0  # bytes sent since the event loop last ran anything else
+    tracked = client is not None and client in connections
     for step in steps:
+        if tracked and _closed(connections, client):
+            return  # the client left: stop at once, nothing more to send or log
         if isinstance(step, Send):
             delay = start + step.at + shift - loop.time()
             if delay > 0:
                 await asyncio.sleep(delay)
+                unpaused = 0
+            elif unpaused >= _YIELD_EVERY:
+                # speed=0 never sleeps: let other clients (and the disconnect
+                # listener) run, or one large replay would hold the loop.
+                await asyncio.sleep(0)
+                unpaused = 0
+            unpaused += len(step.data) + 64  # the framing of a tiny piece costs too
             yield step.data
         elif isinstance(step, Stall):
             until = loop.time() + step.seconds
             while (left := until - loop.time()) > 0:
+                if tracked and _closed(connections, client):
+                    return
                 if step.every > 0:
                     yield step.ping
                 await asyncio.sleep(min(step.every, left) if step.every > 0 else left)
@@ -138,7 +190,7 @@ def _replayed_headers(entry: Entry) -> dict[str, str]:
     status = entry.recording.status or 200
     headers.setdefault("content-type", "text/event-stream" if status < 400 else "application/json")
     headers.setdefault("cache-control", "no-cache")
-    headers["x-inspector-capture"] = entry.name
+    headers["x-inspector-capture"] = quote(entry.name, safe="")
     return headers
 
 
@@ -154,26 +206,131 @@ def _json_error(provider: str, status: int, message: str, faults: Faults | None 
     )
 
 
+class BodyTooLarge(Exception):
+    """The request body is over the limit."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing (:class:`BodyTooLarge`) more than ``limit`` bytes.
+
+    The declared ``Content-Length`` is checked first; a chunked body is counted
+    as it arrives, so nothing over the limit is ever held.
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    parts: list[bytes] = []
+    size = 0
+    async with asyncio.timeout(BODY_TIMEOUT):
+        async for part in request.stream():
+            size += len(part)
+            if size > limit:
+                raise BodyTooLarge
+            parts.append(part)
+    body = b"".join(parts)
+    request._body = body
+    return body
+
+
+_LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+_WILDCARDS: Final = frozenset({"0.0.0.0", "::", ""})
+
+
+def allowed_hosts(bound: str) -> Callable[[str], bool]:
+    """Which ``Host`` header names this server answers to (any port).
+
+    Loopback names and addresses always; the name it was bound to; and, bound
+    to every interface (``0.0.0.0``, ``::``), any IP address literal. A DNS
+    name that merely *resolves* to this machine is refused: that is how a web
+    page rebinds its own name to reach a server on loopback.
+    """
+    own = bound.strip("[]").lower()
+
+    def allowed(host: str) -> bool:
+        name = host.strip("[]").lower().rstrip(".")
+        if name in _LOOPBACK_NAMES or name == own:
+            return True
+        try:
+            address = ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return address.is_loopback or own in _WILDCARDS
+
+    return allowed
+
+
+def _host_name(value: str) -> str | None:
+    """The host of a ``Host`` header value (without the port), or None if malformed."""
+    if value.startswith("["):
+        end = value.find("]")
+        rest = value[end + 1 :] if end > 0 else "x"
+        if end < 0 or (rest and not (rest[0] == ":" and rest[1:].isdigit())):
+            return None
+        return value[: end + 1]
+    name, _, port = value.partition(":")
+    if not name or (port and not (port.isascii() and port.isdigit())):
+        return None
+    return name
+
+
+class HostCheck:
+    """ASGI middleware: 421 for a request whose ``Host`` this server is not (DNS rebinding)."""
+
+    def __init__(self, app: ASGIApp, allowed: Callable[[str], bool], log: Log | None = None):
+        self.app = app
+        self.allowed = allowed
+        self.log = log
+
+    async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        values = [v for k, v in scope["headers"] if k == b"host"]
+        raw = values[0].decode("latin-1") if len(values) == 1 else None
+        name = _host_name(raw) if raw else None
+        if name is not None and self.allowed(name):
+            await self.app(scope, receive, send)
+            return
+        shown = "missing" if raw is None else repr(raw)
+        if self.log is not None:
+            self.log(escape_controls(f"{scope['method']} {scope['path']} → 421 (Host {shown})"))
+        message = (
+            f"this server answers only to loopback host names, not Host {shown} "
+            "(a page on another site cannot reach it by renaming itself)"
+        )
+        response = JSONResponse({"error": {"message": message, "code": 421}}, status_code=421)
+        await response(scope, receive, send)
+
+
 def create_app(
     catalog: Catalog,
     *,
     speed: float = 1.0,
     connections: Connections | None = None,
     log: Log | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    host: str = "127.0.0.1",
 ) -> Starlette:
-    """The Starlette app serving ``catalog`` at ``speed`` (0: no delays)."""
+    """The Starlette app serving ``catalog`` at ``speed`` (0: no delays).
+
+    Bodies over ``max_body`` bytes are refused with 413; a ``Host`` other than
+    loopback or ``host`` (the address it is bound to) with 421. Every log line
+    is escaped: paths, models and messages come from the client.
+    """
     conns = connections if connections is not None else Connections()
 
     def note(text: str) -> None:
         if log is not None:
-            log(text)
+            log(escape_controls(text))
 
     async def play(request: Request, provider: str, model: str | None) -> Response:
         path = request.url.path
         # Answer only once the whole request is in: a client still sending its
         # body when a reset fault hits gets a failed send, and asyncio then
         # drops the response bytes it had already received.
-        await request.body()
+        problem = await _body_problem(request, provider)
+        if problem is not None:
+            return problem
         try:
             faults = parse_faults(request.query_params, request.headers.get(FAULT_HEADER))
         except FaultError as exc:
@@ -189,7 +346,7 @@ def create_app(
             note(f"{request.method} {path} model={model} → 404")
             return _json_error(provider, 404, message)
         rec = entry.recording
-        steps = plan(
+        steps = iter_plan(
             rec.chunks,
             faults,
             speed=speed,
@@ -207,7 +364,22 @@ def create_app(
             _play(steps, conns, client), status_code=status, headers=_replayed_headers(entry)
         )
 
+    async def _body_problem(request: Request, provider: str) -> Response | None:
+        try:
+            await read_body(request, max_body)
+        except BodyTooLarge:
+            note(f"{request.method} {request.url.path} → 413 (body over {max_body} bytes)")
+            message = f"the request body is larger than {max_body} bytes"
+            return _json_error(provider, 413, message)
+        except TimeoutError:
+            note(f"{request.method} {request.url.path} → 408 (body too slow)")
+            return _json_error(provider, 408, f"the request body took over {BODY_TIMEOUT:g} s")
+        return None
+
     async def body_model(request: Request, provider: str) -> tuple[str | None, Response | None]:
+        problem = await _body_problem(request, provider)
+        if problem is not None:
+            return None, problem
         raw = await request.body()
         try:
             body = orjson.loads(raw) if raw.strip() else {}
@@ -263,4 +435,5 @@ def create_app(
         for p in ("openai-chat", "openai-responses", "anthropic")
     ]
     routes.append(Route("/v1beta/models/{target}", gemini, methods=["POST"]))
-    return Starlette(routes=routes)
+    guard = Middleware(HostCheck, allowed=allowed_hosts(host), log=note)
+    return Starlette(routes=routes, middleware=[guard])

@@ -9,6 +9,7 @@ under its file name without the extension, which a request picks with its
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from ..capture import Recording, load_recording
 from ..library import expand_paths
 from ..session import guess_provider
 
-__all__ = ["ENDPOINTS", "Catalog", "Entry", "load_catalog", "stream_name"]
+__all__ = ["ENDPOINTS", "Catalog", "Entry", "load_catalog", "replay_problem", "stream_name"]
 
 #: provider -> the path it streams on (Gemini's carries the model in the path).
 ENDPOINTS: Final[dict[str, str]] = {
@@ -95,6 +96,61 @@ class Catalog:
         return sorted(self.by_provider.get(provider, {}))
 
 
+#: RFC 9110 token (a header name) and field value (visible ASCII, space, tab,
+#: Latin-1 letters; no CR, LF, NUL or other controls: those would split headers).
+_TOKEN: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_FIELD_VALUE: Final = re.compile(r"[\t\x20-\x7e\xa0-\xff]*")
+MAX_REPLAYED_HEADERS: Final = 100
+MAX_HEADER_VALUE: Final = 8192
+
+
+def _header_problem(name: object, value: object) -> str | None:
+    if not isinstance(name, str) or not _TOKEN.fullmatch(name):
+        return f"the recorded response header name {name!r} is not a valid HTTP header name"
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return f"the recorded response header {name} has a {type(value).__name__} value"
+    text = str(value)
+    if len(text) > MAX_HEADER_VALUE:
+        return f"the recorded response header {name} is longer than {MAX_HEADER_VALUE} characters"
+    if not _FIELD_VALUE.fullmatch(text):
+        return (
+            f"the recorded response header {name} has a value with characters HTTP cannot "
+            f"carry (CR, LF, NUL, controls): {text[:80]!r}"
+        )
+    return None
+
+
+def replay_problem(rec: Recording) -> str | None:
+    """Why ``rec`` cannot be replayed as recorded, or None.
+
+    A capture is a file anyone may hand over: its recorded status and headers
+    are checked here, once, so a crafted one is refused at load with a clear
+    reason instead of splitting headers or failing every request later.
+    """
+    response = (rec.header or {}).get("response")
+    if response is None:
+        return None
+    if not isinstance(response, dict):
+        return "the header's 'response' is not an object"
+    status = response.get("status")
+    if status is not None and (
+        isinstance(status, bool) or not isinstance(status, int) or not 200 <= status <= 599
+    ):
+        return f"the recorded status {status!r} is not an HTTP status from 200 to 599"
+    headers = response.get("headers")
+    if headers is None:
+        return None
+    if not isinstance(headers, dict):
+        return "the recorded response headers are not an object"
+    if len(headers) > MAX_REPLAYED_HEADERS:
+        return f"more than {MAX_REPLAYED_HEADERS} recorded response headers"
+    for name, value in headers.items():
+        problem = _header_problem(name, value)
+        if problem is not None:
+            return problem
+    return None
+
+
 def load_catalog(paths: Iterable[str | Path]) -> Catalog:
     """Read every recording below ``paths``; unreadable ones are skipped with a reason."""
     catalog = Catalog()
@@ -105,6 +161,10 @@ def load_catalog(paths: Iterable[str | Path]) -> Catalog:
         rec = load_recording(path)
         if not rec.chunks and rec.problems:
             catalog.skipped.append(rec.problems[0])
+            continue
+        problem = replay_problem(rec)
+        if problem is not None:
+            catalog.skipped.append(f"{path}: {problem}")
             continue
         provider = guess_provider(rec)
         if provider is None:

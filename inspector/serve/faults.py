@@ -11,7 +11,8 @@ plays. Tests read the plan to know exactly which bytes a client must get.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -39,50 +40,77 @@ class FaultError(ValueError):
     """A fault request the server cannot follow; the message names it."""
 
 
-def _count(name: str, text: str) -> int:
-    if not text.isdigit():
-        raise FaultError(f"fault {name}={text!r}: expected a whole number of bytes")
-    return int(text)
+#: ASCII digits only: ``int()`` and ``float()`` also take ``"\u0661\u0662"``,
+#: ``"1_0"``, ``" 5"``, ``"1e9"``, ``"nan"`` and ``"inf"``.
+_WHOLE: Final = re.compile(r"[0-9]{1,15}")
+_DECIMAL: Final = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")
+
+#: Bounds, so no request can make the server hold or wait without end.
+MAX_OFFSET: Final = 1 << 40
+MAX_CHUNK: Final = 16 << 20
+MAX_STALL: Final = 3600.0
+MIN_PING: Final = 0.01
+MAX_RETRY_AFTER: Final = 86400.0
+MIN_SPEED: Final = 0.001
+MAX_SPEED: Final = 1e6
+
+Parser = Callable[[str, str], float | int]
 
 
-def _positive_count(name: str, text: str) -> int:
-    value = _count(name, text)
-    if value == 0:
-        raise FaultError(f"fault {name}=0: expected at least 1 byte")
-    return value
+def _whole(low: int, high: int, unit: str = "bytes") -> Parser:
+    def parse(name: str, text: str) -> int:
+        if _WHOLE.fullmatch(text) is None or not low <= int(text) <= high:
+            raise FaultError(
+                f"fault {name}={text!r}: expected a whole number of {unit} from {low} to {high} "
+                "(ASCII digits)"
+            )
+        return int(text)
+
+    return parse
 
 
-def _seconds(name: str, text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise FaultError(f"fault {name}={text!r}: expected seconds (a number >= 0)")
-    return value
+def _seconds(high: float, *, least: float = 0.0, what: str = "seconds") -> Parser:
+    """Seconds (or a factor) in ``[least, high]``, or exactly 0."""
+
+    def parse(name: str, text: str) -> float:
+        value = float(text) if _DECIMAL.fullmatch(text) else -1.0
+        if not (value == 0 or least <= value <= high):
+            low = f"0 or {least:g}" if least > 0 else "0"
+            raise FaultError(
+                f"fault {name}={text!r}: expected {what} (a number such as 2 or 0.5) "
+                f"from {low} to {high:g}"
+            )
+        return value
+
+    return parse
 
 
 def _status(name: str, text: str) -> int:
-    value = _count(name, text)
-    if not 400 <= value <= 599:
-        raise FaultError(f"fault {name}={text}: expected an HTTP error status (400-599)")
-    return value
+    if _WHOLE.fullmatch(text) is None or not 400 <= int(text) <= 599:
+        raise FaultError(f"fault {name}={text!r}: expected an HTTP error status (400-599)")
+    return int(text)
 
 
 # name -> (parser, what it does). The docs (docs/live.md) and `GET /` repeat this table.
-FAULTS: Final[dict[str, tuple[Callable[[str, str], float | int], str]]] = {
-    "cut": (_count, "end the body cleanly after N bytes (HTTP-complete: the client sees EOF)"),
-    "drop": (_count, "after N bytes, close the connection without ending the body"),
-    "reset": (_count, "after N bytes, reset the connection (TCP RST) instead of a clean close"),
-    "stall": (_seconds, "pause S seconds, sending keep-alives (see ping_every) meanwhile"),
-    "stall_at": (_count, "where the stall starts: byte N, moved to the next frame boundary "
-                         "when keep-alives are sent (default 0)"),
-    "ping_every": (_seconds, "seconds between keep-alives during a stall; 0 stalls in silence "
-                             "(default 1)"),
-    "chunk": (_positive_count, "re-cut the body into pieces of N bytes"),
+FAULTS: Final[dict[str, tuple[Parser, str]]] = {
+    "cut": (_whole(0, MAX_OFFSET),
+            "end the body cleanly after N bytes (HTTP-complete: the client sees EOF)"),
+    "drop": (_whole(0, MAX_OFFSET),
+             "after N bytes, close the connection without ending the body"),
+    "reset": (_whole(0, MAX_OFFSET),
+              "after N bytes, reset the connection (TCP RST) instead of a clean close"),
+    "stall": (_seconds(MAX_STALL),
+              "pause S seconds, sending keep-alives (see ping_every) meanwhile"),
+    "stall_at": (_whole(0, MAX_OFFSET), "where the stall starts: byte N, moved to the next "
+                 "frame boundary when keep-alives are sent (default 0)"),
+    "ping_every": (_seconds(MAX_STALL, least=MIN_PING), "seconds between keep-alives during "
+                   "a stall; 0 stalls in silence (default 1)"),
+    "chunk": (_whole(1, MAX_CHUNK), "re-cut the body into pieces of N bytes"),
     "status": (_status, "answer with this HTTP status and the provider's error body instead"),
-    "retry_after": (_seconds, "the retry-after header of a 429/503/529 status (default 1)"),
-    "speed": (_seconds, "replay speed for this request (0: no delays); overrides --speed"),
+    "retry_after": (_seconds(MAX_RETRY_AFTER),
+                    "the retry-after header of a 429/503/529 status (default 1)"),
+    "speed": (_seconds(MAX_SPEED, least=MIN_SPEED, what="a speed"),
+              "replay speed for this request (0: no delays); overrides --speed"),
 }  # fmt: skip
 
 
@@ -188,43 +216,104 @@ def frame_ends(body: bytes) -> list[int]:
     return [frame.end for frame in decoder.feed(body) if not frame.is_comment]
 
 
-def _rechunk(chunks: list[tuple[float, bytes]], size: int) -> list[tuple[float, bytes]]:
-    # Each piece keeps the time of the recorded chunk its first byte came in.
-    out: list[tuple[float, bytes]] = []
-    carry = b""
+Pieces = Iterable[tuple[float, bytes]]
+
+
+def _rechunk(chunks: Pieces, size: int) -> Iterator[tuple[float, bytes]]:
+    """Pieces of ``size`` bytes, each with the time of the recorded chunk its first byte
+    came in. Linear in the body and lazy: ``chunk=1`` on a large capture makes no list
+    of millions of pieces and copies no byte twice."""
+    carry = bytearray()
     carry_time = 0.0
     for time, data in chunks:
-        if not carry:
-            carry_time = time
-        carry += data
-        while len(carry) >= size:
-            out.append((carry_time, carry[:size]))
-            carry = carry[size:]
+        view = memoryview(data)
+        start = 0
+        if carry:
+            start = size - len(carry)
+            carry += view[:start]
+            if len(carry) < size:
+                continue
+            yield carry_time, bytes(carry)
+            carry.clear()
+        while len(data) - start >= size:
+            yield time, bytes(view[start : start + size])
+            start += size
+        if start < len(data):
+            carry += view[start:]
             carry_time = time
     if carry:
-        out.append((carry_time, carry))
-    return out
+        yield carry_time, bytes(carry)
 
 
-Pieces = list[tuple[float, bytes]]
-
-
-def _split_at(chunks: Pieces, offset: int) -> tuple[Pieces, Pieces]:
-    """Chunks before byte ``offset`` and from it on (a chunk across it is split)."""
-    before: Pieces = []
-    after: Pieces = []
-    position = 0
+def _truncate(chunks: Pieces, limit: int) -> Iterator[tuple[float, bytes]]:
+    """The chunks' first ``limit`` bytes."""
+    left = limit
     for time, data in chunks:
-        if position + len(data) <= offset:
-            before.append((time, data))
-        elif position >= offset:
-            after.append((time, data))
+        if left <= 0:
+            return
+        yield time, data[:left] if len(data) > left else data
+        left -= len(data)
+
+
+def _stall_offset(chunks: list[tuple[float, bytes]], faults: Faults) -> int:
+    """Where the stall goes, in the (already cut) body: see :data:`FAULTS`."""
+    total = sum(len(d) for _, d in chunks)
+    stall_at = min(faults.stall_at, total)
+    if faults.ping_every <= 0:
+        return stall_at
+    # A keep-alive inside a frame would corrupt it: move to a frame boundary.
+    decoder = FrameDecoder()
+    for _, data in chunks:
+        for frame in decoder.feed(data):
+            if not frame.is_comment and frame.end >= stall_at:
+                return frame.end
+    return total
+
+
+def iter_plan(
+    chunks: list[tuple[float, bytes]],
+    faults: Faults,
+    *,
+    speed: float,
+    ping: bytes,
+    recorded_close: str = "cut",
+) -> Iterator[Step]:
+    """The steps that play ``chunks`` with ``faults``, made as they are played.
+
+    Memory and time are linear in the recording, whatever ``chunk`` asks for;
+    see :func:`plan` for the meaning.
+    """
+    speed = faults.speed if faults.speed is not None else speed
+    pieces: Pieces = ((t, d) for t, d in chunks if d)
+    if faults.chunk is not None:
+        pieces = _rechunk(pieces, faults.chunk)
+    ending = next((name for name in CLOSE_FAULTS if getattr(faults, name) is not None), None)
+    limit = getattr(faults, ending) if ending is not None else None
+    if limit is not None:
+        pieces = _truncate(pieces, limit)
+    stall_at = -1
+    if faults.stall is not None:
+        # The recorded chunks (not the re-cut pieces) are a list already: the
+        # offset is found in one pass over them before anything is sent.
+        recorded = [(t, d) for t, d in chunks if d]
+        cut = list(_truncate(recorded, limit)) if limit is not None else recorded
+        stall_at = _stall_offset(cut, faults)
+    position = 0
+    for time, data in pieces:
+        at = time / speed if speed > 0 else 0.0
+        if stall_at >= 0 and position <= stall_at < position + len(data):
+            split = stall_at - position
+            if split:
+                yield Send(at, data[:split])
+            yield Stall(faults.stall or 0.0, faults.ping_every, ping)
+            stall_at = -1
+            yield Send(at, data[split:])
         else:
-            cut = offset - position
-            before.append((time, data[:cut]))
-            after.append((time, data[cut:]))
+            yield Send(at, data)
         position += len(data)
-    return before, after
+    if stall_at >= 0:
+        yield Stall(faults.stall or 0.0, faults.ping_every, ping)
+    yield Close(ending or recorded_close)
 
 
 def plan(
@@ -239,33 +328,7 @@ def plan(
 
     ``speed`` divides recorded times (0: no delays). ``recorded_close`` is
     how the recording's own transport ended (a key of :data:`CLOSE_FAULTS`),
-    used when the request asks for no other ending.
+    used when the request asks for no other ending. The server plays the same
+    steps lazily (:func:`iter_plan`).
     """
-    speed = faults.speed if faults.speed is not None else speed
-    pieces = [(t, d) for t, d in chunks if d]
-    if faults.chunk is not None:
-        pieces = _rechunk(pieces, faults.chunk)
-    ending = next((name for name in CLOSE_FAULTS if getattr(faults, name) is not None), None)
-    limit = getattr(faults, ending) if ending is not None else None
-    if limit is not None:
-        pieces, _ = _split_at(pieces, limit)
-    body = b"".join(d for _, d in pieces)
-    stall_step: Stall | None = None
-    stall_at = 0
-    if faults.stall is not None:
-        stall_at = min(faults.stall_at, len(body))
-        if faults.ping_every > 0:
-            # A keep-alive inside a frame would corrupt it: move to a frame boundary.
-            stall_at = next((end for end in frame_ends(body) if end >= stall_at), len(body))
-        stall_step = Stall(faults.stall, faults.ping_every, ping)
-    before, after = _split_at(pieces, stall_at) if stall_step else (pieces, [])
-
-    def sends(part: list[tuple[float, bytes]]) -> list[Step]:
-        return [Send(t / speed if speed > 0 else 0.0, d) for t, d in part]
-
-    steps: list[Step] = sends(before)
-    if stall_step is not None:
-        steps.append(stall_step)
-    steps.extend(sends(after))
-    steps.append(Close(ending or recorded_close))
-    return steps
+    return list(iter_plan(chunks, faults, speed=speed, ping=ping, recorded_close=recorded_close))
