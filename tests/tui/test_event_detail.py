@@ -16,10 +16,12 @@ from rich.style import Style
 from rich.text import Text
 
 from inspector.session import load_trace
+from inspector.tui.buffers import BlockInfo
 from inspector.tui.index import TraceIndex
 from inspector.tui.rows import event_row, event_summary
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import EventsList
+from inspector.tui.widgets.blocks import block_text
 from inspector.tui.widgets.events import event_detail
 
 from ..conftest import CAPTURES
@@ -162,3 +164,14 @@ def test_event_detail_text_is_never_markup() -> None:
     assert isinstance(text, Text)
     assert "[bold red]x[/bold red]" in text.plain
     assert all(not isinstance(span.style, Style) or not span.style.link for span in text.spans)
+
+
+def test_a_block_of_only_whitespace_is_shown_quoted_not_blank() -> None:
+    block = BlockInfo(
+        index=0, id="b_0", kind="text", provider_type="text", name=None, call_id=None,
+        start_event=1,
+    )  # fmt: skip
+    block.text.add(2, "\n  ")
+    assert block_text(block, 3, False).plain == 'b_0 text · open\n"\\n  " (whitespace)'
+    block.text.add(3, "x")
+    assert block_text(block, 4, False).plain == "b_0 text · open\n\n  x"

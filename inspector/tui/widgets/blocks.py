@@ -23,7 +23,7 @@ from textual.message import Message
 from ..cursor import Cursor
 from ..index import BlockInfo, TraceIndex
 from ..rows import STATE_STYLES
-from ..textsafe import one_line, plain_value, safe_text
+from ..textsafe import one_line, plain_value, quoted, safe_text
 from .textview import TextView
 
 __all__ = ["TAIL", "WINDOW", "BlockView", "BlocksPane", "block_text"]
@@ -104,7 +104,11 @@ def block_text(block: BlockInfo, k: int, chosen: bool) -> Text:
         if omitted:
             text.append(f"… {omitted:,} earlier characters\n", "dim italic")
         style = "italic" if block.kind == "reasoning" else "red" if block.kind == "refusal" else ""
-        text.append_text(safe_text(content, style, multiline=True))
+        if content and not content.strip() and not omitted:
+            # Only whitespace so far: quoted, or it would look like nothing at all.
+            text.append_text(quoted(content, style or "green"))
+        else:
+            text.append_text(safe_text(content, style, multiline=True))
     if not content and not omitted:
         text.append("(nothing yet)", "dim italic")
     if block.kind == "tool_call" and state == "closed":
