@@ -238,3 +238,34 @@ def test_a_chunk_larger_than_the_limits_decodes_as_small_chunks_do(crlf: bool) -
     (before, error) = _decoded(long, len(long), **limits)
     assert "FrameTooLarge" in error and 0 < len(before) < len(whole)
     assert (before, error) == _decoded(long, 4096, **limits)
+
+
+def _per_event(body: bytes) -> list[bytes]:
+    """``body`` cut after every blank line: one event a chunk, as live streams arrive."""
+    separator = b"\r\n\r\n" if b"\r\n\r\n" in body else b"\n\n"
+    pieces = [piece + separator for piece in body.split(separator)]
+    pieces[-1] = pieces[-1][: -len(separator)]
+    return [piece for piece in pieces if piece]
+
+
+def _frames_of(chunks: list[bytes]) -> tuple[list[Frame], str]:
+    decoder = FrameDecoder(max_line=300, max_frame=300)
+    frames = [frame for chunk in chunks for frame in decoder.feed(chunk, len(chunk) / 7)]
+    return frames, repr(decoder.error)
+
+
+@pytest.mark.parametrize("provider", sorted(GENERATORS))
+def test_a_chunk_of_exactly_one_event_decodes_as_the_general_path_decodes_it(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    odd = [
+        b"\xef\xbb\xbfdata: bom\n\n", b"data: \xff\xfe\n\n", b"event: e\ndata: x\n\n",
+        b"event:e\ndata:x\n\n", b"data: a\ndata: b\n\n", b"id: 7\ndata: x\n\n",
+        b"event: e\nevent: f\n\n", b"data: " + b"z" * 400 + b"\n\n", b": c\n\n", b"\n\n",
+    ]  # fmt: skip
+    streams = [_per_event(body) for body in _shuffled_streams(provider, seed=11)]
+    streams += [[piece, *chunks] for piece in odd for chunks in streams[:2]]
+    streams += [[*chunks[:3], piece, *chunks[3:]] for piece in odd for chunks in streams[:2]]
+    fast = [_frames_of(chunks) for chunks in streams]
+    monkeypatch.setattr(FrameDecoder, "_single", lambda self, chunk, start, ci, time: None)
+    assert fast == [_frames_of(chunks) for chunks in streams]

@@ -198,6 +198,17 @@ class FrameDecoder:
                 if not chunk:
                     return []
         has_cr = b"\r" in chunk  # the held partial line has no line end, so this is the segment's
+        if (
+            not has_cr
+            and chunk[-2:] == b"\n\n"
+            and not self._buf
+            and self._block_start < 0
+            and len(chunk) <= min(self.max_line, self.max_frame)
+        ):
+            frame = self._single(chunk, start, ci, time)
+            if frame is not None:
+                self._last_frame = frame
+                return [frame]
         if not has_cr and b"\n" not in chunk:
             if not self._buf:
                 self._buf_start = start
@@ -433,6 +444,41 @@ class FrameDecoder:
         used = (index - self._frames) * period
         self._frames = index
         return used
+
+    def _single(self, chunk: bytes, start: int, ci: int, time: float) -> Frame | None:
+        """The frame of a chunk that is exactly one plain event, else None (decode it whole).
+
+        Live streams and their captures arrive one event per chunk: ``data: …``
+        or ``event: …`` + ``data: …``, then the blank line, nothing held from
+        before (the caller checks that, the LF ending and the size limits).
+        The frame is the one :meth:`_regular` builds, without splitting lines.
+        """
+        lines = chunk.count(b"\n")
+        if lines == 2 and chunk[:6] == b"data: ":
+            event, data = "message", chunk[6:-2]
+        elif lines == 3 and chunk[:7] == b"event: ":
+            cut = chunk.index(b"\n") + 1
+            if chunk[cut : cut + 6] != b"data: ":
+                return None
+            event, data = self._name(chunk[6 : cut - 1]), chunk[cut + 6 : -2]
+        else:
+            return None
+        try:
+            text = data.decode()  # strict, as _regular decodes
+        except UnicodeDecodeError:
+            return None
+        frame: Frame = object.__new__(Frame)
+        frame.index = self._frames
+        frame.event = event
+        frame.data = text
+        frame.id = self.last_event_id
+        frame.retry = frame.comment = None
+        frame.start = start
+        frame.end = start + len(chunk)
+        frame.first_chunk = frame.last_chunk = ci
+        frame.time = time
+        self._frames += 1
+        return frame
 
     def _scan(
         self,
