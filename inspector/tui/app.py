@@ -127,6 +127,7 @@ class InspectorApp(App[int]):
             self.notify(f"The stream stopped: {exc}", severity="error", markup=False)
         # Not reached when the app exits (the worker is cancelled): nothing to show then.
         screen.feed_running = False
+        screen.feed_ended = True
         throttle.flush()
         state = screen.index.stream_state_at(screen.index.n_events)
         self.notify(f"Stream ended: {state}", timeout=3)

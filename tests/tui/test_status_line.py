@@ -72,6 +72,7 @@ async def test_live_says_connecting_then_waiting_then_following_then_ended() -> 
     async with app.run_test(size=(200, 50)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
+        assert "ended" not in panes(screen).status, "the first paint, before the feed starts"
         await pilot.pause()
         assert "◌ connecting…" in panes(screen).status
         feed.exchange["response"] = response  # headers, no body yet: no notify either

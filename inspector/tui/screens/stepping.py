@@ -113,6 +113,7 @@ class SteppingScreen(Screen[None]):
         self.source = source
         self.feed = feed
         self.feed_running = False
+        self.feed_ended = False  # feed.run returned (or raised): nothing more will come
         self.from_picker = from_picker
         self.index = TraceIndex(trace)
         self.cursor = Cursor(self.index, position)
@@ -151,7 +152,7 @@ class SteppingScreen(Screen[None]):
         """What the live stream is doing (None: not live)."""
         if self.feed is None:
             return None
-        if not self.feed_running:
+        if self.feed_ended:
             return "ended"
         if self.index.n_frames == 0 and not self.trace.bytes_received:
             has_response = bool(self.feed.exchange.get("response"))
