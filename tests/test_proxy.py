@@ -111,6 +111,9 @@ def test_the_app_receives_through_the_proxy_exactly_what_serve_sends_directly(
     (capture,) = captures_in(proxy.directory)
     recording = load_recording(capture)
     assert recording.body == direct.content  # the recorded bytes are the stream as decoded
+    assert recording.header["request"]["body"] == body
+    (flow,) = proxy.log.flows
+    assert flow.trace is None and "body" not in flow.exchange["request"]  # on disk only now
     assert recording.provider == provider and recording.end is not None
     served = CAPTURES / provider / f"{proxy.log.flows[0].model}.jsonl"
     assert without_ids(load_trace(capture).events) == without_ids(load_trace(served).events)

@@ -16,6 +16,7 @@ import pytest
 from inspector.capture import load_recording
 from inspector.cli import main
 from inspector.proxy import FlowLog, FlowRequest, flow_line
+from inspector.proxy.flow import scrubber_for
 from inspector.proxy.headers import request_headers, request_secrets, response_headers
 from inspector.proxy.recording import capture_name, create_capture_file
 from inspector.proxy.routes import Route, model_of, resolve, upstream_url
@@ -209,3 +210,13 @@ def test_sigterm_mid_stream_closes_the_capture_as_cancelled_and_exits_130(tmp_pa
     (capture,) = tmp_path.glob("*.jsonl")
     end = load_recording(capture).end
     assert end is not None and (end.reason, end.error) == ("cancelled", "the proxy stopped")
+
+
+def test_scrubbers_for_the_same_key_share_the_pattern_but_not_the_stream() -> None:
+    key = "sk-test-" + "Q9" * 12
+    first, second = scrubber_for((key,)), scrubber_for((key,))
+    assert first is not second
+    assert first.feed(b"data: " + key[:10].encode()) == b"data: "  # may be a key: held back
+    assert second.feed(b"no key here\n\n") == b"no key here\n\n"
+    assert first.feed(key[10:].encode() + b"\n\n") == b"[redacted]\n\n"
+    assert second.flush() == b""

@@ -20,15 +20,17 @@ removed every credential the request carried, in any spelling the upstream
 may echo it in. The same scrubbed bytes feed a sans-IO
 :class:`~inspector.core.normalizer.Normalizer`, so a view can follow the
 stream live; :class:`Flow` is a :class:`~inspector.feed.Feed` for that. When
-the flow ends its trace is dropped (:attr:`Flow.trace` becomes None and the
-capture on disk is the record), so a long-running proxy does not keep every
-stream it ever saw.
+the flow ends its trace and the request body are dropped (:attr:`Flow.trace`
+becomes None and the capture on disk is the record), so a long-running proxy
+does not keep every stream it ever saw.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
+import functools
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -47,7 +49,7 @@ from ..live.secrets import redact_headers, redact_url
 from .recording import capture_name, create_capture_file, rewrite_header
 from .routes import Route
 
-__all__ = ["Flow", "FlowRequest", "is_event_stream"]
+__all__ = ["Flow", "FlowRequest", "is_event_stream", "scrubber_for"]
 
 Notify = Callable[[], None]
 
@@ -56,6 +58,25 @@ WAITING: Final = "waiting"
 STREAMING: Final = "streaming"
 #: A response that was forwarded without being recorded.
 PASSED: Final = "passed"
+
+
+@functools.lru_cache(maxsize=64)
+def _prototype(secrets: tuple[str, ...]) -> SecretScrubber:
+    return SecretScrubber(secrets)
+
+
+def scrubber_for(secrets: tuple[str, ...]) -> SecretScrubber:
+    """A fresh scrubber for these secrets.
+
+    Building one compiles a pattern for every spelling of every secret (about
+    a millisecond, ten for a key not seen before); an app sends the same key
+    with every request, so each exchange gets a copy of a cached one. The
+    copy shares only what never changes (the compiled pattern); its streaming
+    state starts empty.
+    """
+    scrubber = copy.copy(_prototype(secrets))
+    scrubber.flush()  # a prototype never streams, but make sure nothing is held
+    return scrubber
 
 
 def is_event_stream(headers: Mapping[str, str]) -> bool:
@@ -134,7 +155,7 @@ class Flow:
         self.provider = route.provider
         self.model = model
         self.directory = directory
-        self.scrubber = SecretScrubber(secrets_seen)
+        self.scrubber = scrubber_for(tuple(secrets_seen))
         self.started_at = datetime.now(UTC)
         self.status: int | None = None
         #: Body bytes forwarded to the app.
@@ -265,10 +286,17 @@ class Flow:
             self._close(end)
         elif self.status is None:
             self.state = f"interrupted ({end.reason})"
-        self.normalizer = None
-        self.trace = None
+        self._release()
         self.ended.set()
         self._notify()
+
+    def _release(self) -> None:
+        # The capture on disk is the record now: keep only what the list shows.
+        # (A view still showing the exchange keeps its own trace and dict.)
+        self.normalizer = None
+        self.trace = None
+        request = {k: v for k, v in self.exchange["request"].items() if k != "body"}
+        self.exchange = {**self.exchange, "request": request}
 
     # -- recording ---------------------------------------------------------------
 

@@ -36,8 +36,8 @@ def replay() -> Iterator[ReplayServer]:
         yield server
 
 
-def proxy_app(upstream: str, directory: Path) -> ProxyApp:
-    server = ProxyServer(FlowLog(directory), ProxySettings(upstream=upstream))
+def proxy_app(upstream: str, directory: Path, limit: int = 100) -> ProxyApp:
+    server = ProxyServer(FlowLog(directory, limit), ProxySettings(upstream=upstream))
     return ProxyApp(server, upstream=upstream)
 
 
@@ -155,3 +155,18 @@ async def test_c_on_the_list_stops_a_streaming_exchange_and_resets_the_apps_conn
             end = load_recording(flow.capture).end
             assert end is not None and end.error == "stopped in the inspector"
             await until(pilot, lambda: "cancelled" in table_rows(listed)[0][5], "the row says so")
+
+
+async def test_the_list_forgets_what_the_log_forgets_and_the_captures_stay(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    app = proxy_app(replay.url, tmp_path, limit=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.server.server.started, "the proxy listens")
+        async with httpx.AsyncClient(base_url=app.server.url, timeout=10) as client:
+            for _ in range(3):
+                await client.post("/v1/messages", json={"model": "text-simple"})
+        listed = app.screen
+        await until(pilot, lambda: app.server.log.count == 3, "three exchanges")
+        await until(pilot, lambda: [r[0] for r in table_rows(listed)] == ["2", "3"], "two rows")
+    assert len(list(tmp_path.glob("*.jsonl"))) == 3

@@ -178,6 +178,12 @@ class FlowsScreen(Screen[None]):
             else:
                 self.flows[key] = flow
                 table.add_row(*(cells[column] for column, _, _ in COLUMNS), key=key)
+                limit = self.flow_log.flows.maxlen
+                if limit is not None and len(self.flows) > limit:
+                    # The log forgot the oldest exchange: so does the list (its capture stays).
+                    oldest = next(iter(self.flows))
+                    del self.flows[oldest]
+                    table.remove_row(oldest)
         self._show_title()
 
     def _tick(self) -> None:
