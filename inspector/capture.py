@@ -12,11 +12,22 @@ A capture is what a recorder saw, byte for byte, with timing::
 header line is read as a raw SSE body (what ``curl -N`` prints): one chunk at
 time 0, ended by ``eof``.
 
-Reading never raises for bad content: it stops at the first damaged line and
-reports ``path:line: what is wrong`` in :attr:`Recording.problems`, keeping
-every chunk read before it. :class:`CaptureWriter` flushes after every
-record, so a capture on disk is valid after each chunk even if the recorder
-is killed.
+Files are untrusted. :func:`read_recording` is the one way the commands
+read them (``-`` is stdin): it refuses, with :class:`UnreadableInput` and a
+message naming the path, what cannot be read at all — a missing or
+unreadable file, a FIFO, socket or device (never opened, so nothing
+blocks), more than :data:`MAX_INPUT_BYTES`, a capture whose header cannot
+be used. Damage after the header does not raise: reading stops at the first
+damaged line and reports ``path:line: what is wrong`` in
+:attr:`Recording.problems`, keeping every chunk read before it. Every line
+is read with a bound, so one endless line cannot exhaust memory.
+:func:`load_recording` and :func:`parse_recording` never raise (a refusal
+becomes the only problem). Paths in messages are escaped
+(:func:`inspector.terminal.safe_path`); :attr:`Recording.path` stays the
+real path.
+
+:class:`CaptureWriter` flushes after every record, so a capture on disk is
+valid after each chunk even if the recorder is killed.
 """
 
 from __future__ import annotations
@@ -321,19 +332,19 @@ def _read_header(rec: Recording, file: IO[bytes], name: str) -> int:
         if not line or line.strip():
             break
     problem = _line_too_long(line, MAX_HEADER_LINE, "the header")
+    try:
+        record = orjson.loads(line) if problem is None else None
+    except orjson.JSONDecodeError as exc:
+        problem = f"the header is not valid JSON ({exc})"
     if problem is None:
-        problem = _header_problem(line)
+        problem = _header_problem(record)
     if problem is not None:
         raise UnreadableInput(f"{name}:{number}: {problem}")
-    rec.header = orjson.loads(line)
+    rec.header = record
     return number
 
 
-def _header_problem(line: bytes) -> str | None:
-    try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        return f"the header is not valid JSON ({exc})"
+def _header_problem(record: Any) -> str | None:
     if not isinstance(record, dict) or record.get("type") != "header":
         return "the first record must be the header"
     if record.get("format") != CAPTURE_FORMAT:

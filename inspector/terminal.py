@@ -7,7 +7,9 @@ terminal would *act on* instead of print is replaced by a visible escape:
 C0 controls (ESC starts an ANSI sequence, CR moves the cursor), DEL, C1
 controls (``\\x9b`` is a one-byte CSI on some terminals), and the invisible
 formatting characters that reorder or hide text (bidi overrides and
-isolates, zero-width characters, line/paragraph separators, BOM).
+isolates, zero-width characters, line/paragraph separators, BOM, tag
+characters): every character of the Unicode categories Cc, Cf, Zl and Zp.
+JSON text gets the same treatment as ``\\u`` escapes (:func:`escape_json`).
 
 The escapes (``\\x1b``, ``\\r``, ``\\u202e``) are themselves printable, so
 escaped text can be printed, logged or shown in a widget as it is. A
