@@ -9,6 +9,7 @@ from __future__ import annotations
 from array import array
 
 import pytest
+from textual import events
 
 from inspector.tui.widgets import gaps
 from inspector.tui.widgets.gaps import GapStrip, bucket_gaps
@@ -102,3 +103,26 @@ async def test_an_untimed_capture_says_there_is_no_timing() -> None:
         await pilot.pause()
         strip = app.screen.query_one(GapStrip)
         assert "no timing recorded" in strip.labels(strip.buckets(), 198).plain
+
+
+async def test_dragging_along_the_strip_scrubs_and_hovering_does_not() -> None:
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = app.screen
+        strip = screen.query_one(GapStrip)
+
+        def move(x: int, button: int) -> events.MouseMove:
+            # x counts from the widget's edge: the strip's padding is one cell.
+            region = strip.region
+            return events.MouseMove(
+                strip, 1 + x, 0, 0, 0, button, False, False, False,
+                screen_x=region.x + 1 + x, screen_y=region.y,
+            )  # fmt: skip
+
+        strip.post_message(move(9, 0))  # no button: only hovering
+        await pilot.pause()
+        assert screen.cursor.position == 0
+        for x in (3, 9, 12):
+            strip.post_message(move(x, 1))
+            await pilot.pause()
+            assert screen.cursor.position == x
