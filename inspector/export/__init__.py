@@ -34,7 +34,7 @@ import orjson
 from ..capture import Recording, chunk_record, load_recording, parse_recording
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
-from ..library import STREAM_SUFFIXES, is_stream_file
+from ..library import STREAM_SUFFIXES, iter_stream_files
 from ..session import guess_provider, trace_recording
 from ..terminal import escape_controls, safe_path
 from .leaks import scan_outputs
@@ -396,7 +396,7 @@ def _inputs(paths: Iterable[str | Path], out_dir: Path) -> list[tuple[Path, Path
             found.append((path, Path()))
             continue
         base = Path(path.resolve().name) if len(given) > 1 else Path()
-        for file in sorted(p for p in path.rglob("*") if p.is_file() and is_stream_file(p)):
+        for file in iter_stream_files([str(path)]):  # sorted; any depth; no link loops
             if out_root in file.resolve().parents:
                 continue  # an earlier export's output inside the tree being exported
             found.append((file, base / file.parent.relative_to(path)))

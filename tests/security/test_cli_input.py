@@ -328,6 +328,10 @@ def test_a_very_deep_folder_tree_is_walked_without_recursion() -> None:
         result = inspector("check", "--jobs", "1", top)
         assert result.returncode == 0, result.stderr
         assert len(result.stdout.splitlines()) == 2
+        # the TUI's folder picker walks folders the same way
+        from inspector.tui.screens.picker import capture_files
+
+        assert capture_files(Path(top)) == found
     finally:  # shutil.rmtree recurses too: remove level by level
         for name in (Path(levels[-1], "bottom.sse"), Path(top, "top.sse")):
             name.unlink(missing_ok=True)

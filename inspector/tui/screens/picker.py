@@ -24,8 +24,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from ...cli.common import is_stream_file
 from ...core.trace import Trace
+from ...library import iter_stream_files
 from ...session import ProviderUnknown, load_trace
 from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
@@ -67,7 +67,7 @@ class CaptureEntry:
 
 def capture_files(root: Path) -> list[Path]:
     """Every stream file below ``root`` (golden event files excluded), sorted."""
-    return sorted(p for p in root.rglob("*") if p.is_file() and is_stream_file(p))
+    return list(iter_stream_files([str(root)]))  # any depth, no symlink loops
 
 
 def _outcome(trace: Trace) -> tuple[str, str]:
