@@ -130,8 +130,18 @@ def _with_default_command(argv: list[str]) -> list[str]:
     return argv
 
 
+def _never_fail_to_print() -> None:
+    # A file name or model text the terminal's encoding cannot show is
+    # printed as backslash escapes, never a UnicodeEncodeError.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script and ``python -m inspector``."""
+    _never_fail_to_print()
     args_list = _with_default_command(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser()
     args = parser.parse_args(args_list)

@@ -207,3 +207,21 @@ def test_a_stream_read_from_stdin_is_escaped_too(tmp_path: Path) -> None:
     status, output = inspector("events", "-", cwd=tmp_path, stdin=chat_stream(HOSTILE))
     assert status == 0
     assert_nothing_raw(output)
+
+
+def test_names_the_terminal_encoding_cannot_show_are_printed_as_escapes(tmp_path: Path) -> None:
+    (tmp_path / "été—日本.sse").write_bytes(chat_stream("ok"))
+    result = subprocess.run(
+        [sys.executable, "-m", "inspector", "check", ".", "missing-é.sse"],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "ascii"},
+    )
+    assert b"Traceback" not in result.stderr
+    assert result.stdout.splitlines() == [
+        b"\\xe9t\\xe9\\u2014\\u65e5\\u672c.sse: completed (stop) frames=3 events=5 blocks=1 "
+        b"ignored=0 violations=0 rejected=0",
+        b"missing-\\xe9.sse: unreadable",
+    ]
+    assert result.stderr == b"inspector: missing-\\xe9.sse: no such file\n"
