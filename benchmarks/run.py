@@ -45,6 +45,8 @@ START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 MB = 1_000_000
 FULL_SIZE = 52 * MB
+#: The pipeline's target: this many times the openai SDK's decode + JSON loop (issue 13).
+PIPELINE_TARGET = 3.0
 QUICK_SIZE = 4 * MB
 
 
@@ -179,9 +181,9 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
     for prow in report.pipeline:
         out.append(
             (
-                f"pipeline ≥ 1.5× the openai SDK loop ({prow.provider})",
+                f"pipeline ≥ {PIPELINE_TARGET:g}× the openai SDK loop ({prow.provider})",
                 f"{prow.vs_openai:.2f}×",
-                prow.vs_openai >= 1.5,
+                prow.vs_openai >= PIPELINE_TARGET,
             )
         )
     if report.memory is not None:
@@ -232,7 +234,8 @@ def render(report: Report) -> str:
             "### Whole pipeline (decode → JSON → adapter → machine → trace), 4 KiB chunks",
             "",
             "| provider | stream MB | SSE events | inspector events/s | inspector MB/s "
-            "| openai SDK MB/s | anthropic SDK MB/s | × openai SDK (≥ 1.5) | × anthropic SDK |",
+            "| openai SDK MB/s | anthropic SDK MB/s "
+            f"| × openai SDK (≥ {PIPELINE_TARGET:g}) | × anthropic SDK |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for prow in report.pipeline:
