@@ -22,10 +22,13 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inspector.capture as capture
 from inspector.capture import UnreadableInput, read_recording
 from inspector.cli import main
+from inspector.core.adapters import PROVIDERS
 from inspector.library import iter_stream_files
 from inspector.session import load_trace
 
@@ -445,3 +448,51 @@ def test_a_header_nesting_beyond_the_json_parsers_limit_is_refused(tmp_path: Pat
     result = inspector("events", str(path))
     assert result.returncode == 2
     assert f"{path}:1: the header is not valid JSON" in result.stderr
+
+
+# --- any bytes at all -------------------------------------------------------------
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+record_lines = st.one_of(
+    st.builds(
+        lambda t, text: orjson.dumps({"type": "chunk", "t": t, "text": text}),
+        st.floats(allow_nan=False, allow_infinity=False) | INT64 | st.text(max_size=3),
+        st.text(max_size=60) | st.sampled_from(['data: {"choices":[]}\n\n', "data: [DONE]\n\n"]),
+    ),
+    st.builds(lambda b: orjson.dumps({"type": "chunk", "t": 0, "b64": b}), st.text(max_size=40)),
+    st.builds(
+        lambda reason, t: orjson.dumps({"type": "end", "t": t, "reason": reason}),
+        st.sampled_from(["eof", "reset", "timeout", "bogus", None]),
+        st.none() | st.floats(allow_nan=False, allow_infinity=False),
+    ),
+    st.binary(max_size=40),
+)
+header_lines = st.one_of(
+    st.just(orjson.dumps(HEADER)),
+    st.builds(lambda v: orjson.dumps(dict(HEADER, version=v)), INT64 | st.text(max_size=5)),
+    st.builds(lambda p: orjson.dumps(dict(HEADER, provider=p)), st.text(max_size=12)),
+    st.binary(max_size=40),
+)
+
+
+@st.composite
+def capture_like(draw: st.DrawFn) -> bytes:
+    lines = [draw(header_lines), *draw(st.lists(record_lines, max_size=8))]
+    data = b"\n".join(lines) + draw(st.sampled_from([b"\n", b""]))
+    return data[: draw(st.integers(0, len(data)))] if draw(st.booleans()) else data
+
+
+@settings(max_examples=150)
+@given(st.one_of(capture_like(), st.binary(max_size=300)), st.sampled_from([None, *PROVIDERS]))
+def test_any_bytes_load_or_are_refused_with_a_message(data: bytes, provider: str | None) -> None:
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as file:
+        file.write(data)
+        file.flush()
+        try:
+            trace = load_trace(file.name, provider)
+        except ValueError as exc:  # UnreadableInput, ProviderUnknown: said, not raised
+            assert str(exc).startswith(file.name)
+            return
+    assert trace.terminal_event is not None  # every loaded stream ends somehow
+    for problem in trace.problems:
+        assert problem.startswith(file.name)
