@@ -123,7 +123,7 @@ class PickerScreen(Screen[None]):
                 tooltip="Next capture (also from the filter line)"),
         Binding("up", "move(-1)", "Up", show=False, id="picker.up",
                 tooltip="Previous capture (also from the filter line)"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="picker.clear",
+        Binding("escape", "clear_filter", "Clear filter", key_display="esc", id="picker.clear",
                 tooltip="Clear the filter"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
     ]  # fmt: skip
