@@ -121,3 +121,8 @@ def test_check_with_several_processes_keeps_order_exit_code_and_errors() -> None
     assert one.returncode == three.returncode == 1
     assert (one.stdout, one.stderr) == (three.stdout, three.stderr)
     assert b"missing.sse: unreadable" in one.stdout
+
+
+def test_a_process_pool_is_used_for_many_files_and_not_for_one() -> None:
+    assert "multiprocessing" in loaded_by("check", "--jobs", "2", str(CAPTURES))
+    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(TINY), str(TINY))

@@ -8,6 +8,7 @@ process in input order, so the output is the same bytes whatever N is.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import signal
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 # Files handed to a worker at a time: large enough to amortize the round
 # trip, small enough that the output keeps flowing and the load stays even.
 _CHUNK: Final = 8
+# Fewer files than this use a pool only if they hold at least this many bytes.
+_POOL_MIN_FILES: Final = 8
+_POOL_MIN_BYTES: Final = 4 << 20
 
 #: One file's report: lines for stdout (False) or stderr (True), and its status.
 Report = tuple[list[tuple[bool, str]], int]
@@ -113,8 +117,8 @@ def check_file(job: tuple[Path, str | None]) -> Report:
 def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterator[Report]:
     """Every file's report, in input order; a process pool when it helps."""
     jobs = iter(jobs)
-    first = list(itertools.islice(jobs, 2))
-    if processes <= 1 or len(first) < 2:
+    first = list(itertools.islice(jobs, _POOL_MIN_FILES))
+    if processes <= 1 or not _worth_a_pool(first):
         yield from map(check_file, first)
         yield from map(check_file, jobs)
         return
@@ -138,6 +142,20 @@ def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterato
         yield from pool.imap(check_file, itertools.chain(first, jobs), chunksize=_CHUNK)
     finally:
         pool.terminate()
+
+
+def _worth_a_pool(first: list[tuple[Path, str | None]]) -> bool:
+    # Starting workers costs about what normalizing a few MiB does: a pool
+    # for many files, or for a few large ones.
+    if len(first) >= _POOL_MIN_FILES:
+        return True
+    if len(first) < 2:
+        return False
+    total = 0
+    for path, _ in first:
+        with contextlib.suppress(OSError):
+            total += os.stat(path).st_size
+    return total >= _POOL_MIN_BYTES
 
 
 def _hold_sigint() -> object:
