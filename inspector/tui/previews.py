@@ -169,7 +169,7 @@ def _chat_tool_call(p: Preview, call: Mapping[str, Any]) -> None:
         p.word(function["name"], "bold")
     arguments = function.get("arguments")
     if isinstance(arguments, str) and (arguments or function.get("name") is None):
-        p.string(arguments, name="args")
+        p.string(arguments)  # the argument fragment: after "tool[i]", no label needed
 
 
 def _chat_reasoning_detail(p: Preview, detail: Mapping[str, Any]) -> None:
