@@ -28,7 +28,7 @@ from inspector.tui.previews import frame_preview
 from inspector.tui.rows import frame_header, frame_row
 from inspector.tui.screens.main import MainScreen
 
-from ..conftest import CAPTURES
+from ..conftest import CAPTURES, ROOT
 from .helpers import REAL, app_for
 
 SIZE = (200, 50)
@@ -56,6 +56,17 @@ def test_abbreviations_are_distinct_over_every_event_name_in_the_library() -> No
             short = short_label(provider, name)
             assert len(short) <= LABEL_WIDTH, (provider, name, short)
             assert shown.setdefault(short, name) == name, (provider, name, shown[short])
+
+
+def test_abbreviations_are_distinct_over_every_name_the_responses_adapter_knows() -> None:
+    # Names the adapter handles but no capture has yet (shell calls, compaction, …).
+    source = (ROOT / "inspector" / "core" / "adapters" / "openai_responses.py").read_text()
+    known = set(re.findall(r'"(response\.[a-z_]+(?:\.[a-z_]+)*)"', source))
+    assert len(known) > 50
+    # Every name the adapter knows fits the column whole (no "…").
+    assert all("…" not in short_label("openai-responses", name) for name in known)
+    names = known | labels_by_provider()["openai-responses"]
+    assert len({short_label("openai-responses", name) for name in names}) == len(names)
 
 
 def test_the_names_that_used_to_look_alike_no_longer_do() -> None:
