@@ -265,6 +265,20 @@ def test_a_key_the_upstream_echoes_reaches_the_app_but_is_never_written(
     assert check_exit(flow.capture) == 0
 
 
+def test_a_key_echoed_in_an_error_body_reaches_the_app_but_not_the_capture(
+    echo_proxy: ProxyServer, tmp_path: Path
+) -> None:
+    auth = {"authorization": f"Bearer {SECRET}"}
+    proxied = post(echo_proxy.url, "/v1/chat/completions", {"model": "unauthorized"}, **auth)
+    assert proxied.status_code == 401 and SECRET in proxied.json()["error"]["message"]
+    (flow,) = echo_proxy.log.flows
+    # A body with a length is complete for the app before the proxy has recorded its end.
+    wait_for(lambda: not flow.live, "the flow ends")
+    assert flow.state == "failed (authentication)"
+    assert_nothing_holds((SECRET,), tmp_path)
+    assert b"Incorrect API key provided: [redacted]." in load_recording(flow.capture).body
+
+
 def test_a_key_in_the_query_is_forwarded_but_kept_out_of_the_capture(
     echo_proxy: ProxyServer, tmp_path: Path
 ) -> None:
@@ -318,8 +332,9 @@ def test_each_chunk_is_in_the_capture_while_the_stream_is_still_open(
         first = next(chunks)
         assert b"first" in first
         (flow,) = echo_proxy.log.flows
+        # Forwarded first, recorded right after: written through, not held to the end.
+        wait_for(lambda: load_recording(flow.capture).body == first, "the chunk on disk")
         assert flow.live
-        assert load_recording(flow.capture).body == first  # written through, not buffered
         echo.gate.set()
         rest = b"".join(chunks)
     assert b" second" in rest

@@ -115,6 +115,12 @@ class EchoUpstream:
 
         return StreamingResponse(stream(), media_type="text/event-stream")
 
+    async def _unauthorized(self, key: str, headers: dict[str, str]) -> Response:
+        error = {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error",
+                 "code": "invalid_api_key"}  # fmt: skip
+        return Response(orjson.dumps({"error": error}), status_code=401,
+                        media_type="application/json")  # fmt: skip
+
     async def _json(self, key: str, headers: dict[str, str]) -> Response:
         return Response(b'{"id":"chatcmpl-1","choices":[]}', media_type="application/json")
 
