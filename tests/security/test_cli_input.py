@@ -166,9 +166,14 @@ def test_open_dash_hands_the_stream_to_the_tui(monkeypatch: pytest.MonkeyPatch) 
     import inspector.tui
 
     shown: list[Any] = []
+
+    def run_app(trace: Any, **options: Any) -> int:
+        shown.append(trace)
+        return 0
+
     monkeypatch.setattr(sys, "stdin", FakeStdin(PLAIN.read_bytes()))
     monkeypatch.setattr(open_command, "reattach_terminal", lambda: True)
-    monkeypatch.setattr(inspector.tui, "run_app", lambda trace, **kw: shown.append(trace) or 0)
+    monkeypatch.setattr(inspector.tui, "run_app", run_app)
     assert main(["-"]) == 0
     assert [e["type"] for e in shown[0].events] == [e["type"] for e in load_trace(PLAIN).events]
 
