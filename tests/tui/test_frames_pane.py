@@ -99,3 +99,6 @@ def test_an_error_frame_after_the_end_is_marked_though_it_produced_nothing() -> 
     row = frame_row(index, 3, False)
     assert mark(row) == ("✗", "bold red")
     assert "resp.failed" in row.plain and "insufficient_quota: You exceeded" in row.plain
+    assert frame_problems(index, 3).plain.startswith(
+        "✗ carries an error, after the stream had ended: failed · insufficient_quota: You exceeded"
+    )

@@ -14,6 +14,7 @@ from ...core.trace import Trace
 from ..cursor import Cursor
 from ..http import error_body_text, headers_text, http_line, is_error, response
 from ..index import TraceIndex
+from ..previews import frame_preview
 from ..rows import FRAME_MARKS, frame_columns, frame_header, frame_row, size_label
 from ..textsafe import json_text, one_line, plain_value, safe_text
 from .lines import LineList
@@ -67,7 +68,8 @@ def frame_problems(index: TraceIndex, frame: int) -> Text:
 
     One line each, starting with the mark the Frames pane shows for it:
     ``✗ stream.error failed · protocol_error · code: message``, ``! rule 2 …``,
-    ``⚑ refusal …``. Empty when nothing is wrong.
+    ``⚑ refusal …``; for an ignored frame, the error it carries. Empty when
+    nothing is wrong.
     """
     trace = index.trace
     text = Text(end="")
@@ -101,6 +103,15 @@ def frame_problems(index: TraceIndex, frame: int) -> Text:
             _new_line(text)
             text.append(f"{symbol} rule {v.rule} ({v.source}): ", style)
             text.append_text(one_line(v.message, 400, "red"))
+    if frame in index.problems.ignored and not text:
+        # Ignored frames produce no event, but may still carry the provider's error.
+        f = trace.frames[frame]
+        if f.comment is None:
+            preview = frame_preview(trace.provider, index.frame_label(frame), f.data)
+            if preview.carries_error:
+                symbol, style = FRAME_MARKS["error"]
+                text.append(f"{symbol} carries an error, after the stream had ended: ", style)
+                text.append_text(preview.text)
     return text
 
 
@@ -227,7 +238,8 @@ class FramesPane(Vertical):
             if not is_json and f.data.lstrip()[:1] in ("{", "["):
                 problem = _json_error(f.data)
                 if problem is not None:
-                    body.append("\n✗ invalid JSON: ", "bold red")
+                    _new_line(body)
+                    body.append("✗ invalid JSON: ", "bold red")
                     body.append_text(one_line(problem, 200, "red"))
             if body:
                 body.append("\n\n")
