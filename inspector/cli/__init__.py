@@ -36,7 +36,7 @@ COMMAND_HELP: Final = {
     "record": "stream a request to a provider and record it, without the TUI",
     "serve": "serve captures as provider streaming endpoints, with faults on demand",
     "export": "anonymize captures and write them with their golden events",
-    "proxy": "a recording reverse proxy: point an app at it, watch and record its streams",
+    "proxy": "a recording reverse proxy: point an app's base URL at it, see and record its streams",
     "import": "turn VCR cassettes and HAR files into captures",
     "diff": "compare two streams by their normalized events",
 }
