@@ -67,6 +67,8 @@ def why_unknown(rec: Recording) -> str:
         return f"the first frame is larger than {SNIFF_WINDOW >> 20} MiB"
     if not frames:
         return "no complete SSE frame (a frame ends with a blank line)"
+    if len(frames) == 1:
+        return "its first frame matches no known provider's events"
     return f"its first {len(frames)} frames match no known provider's events"
 
 
