@@ -175,3 +175,16 @@ def test_a_block_of_only_whitespace_is_shown_quoted_not_blank() -> None:
     assert block_text(block, 3, False).plain == 'b_0 text · open\n"\\n  " (whitespace)'
     block.text.add(3, "x")
     assert block_text(block, 4, False).plain == "b_0 text · open\n\n  x"
+
+
+async def test_under_100_columns_the_event_in_full_waits_for_m() -> None:
+    # Two panes share 24 rows: the list keeps them; m (maximize) shows the event in full.
+    app = app_for(OVERLOADED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("end", "tab")
+        screen = app.screen
+        assert screen.query_one(EventsList).has_focus
+        scroll = screen.query_one("#event-detail-scroll")
+        assert not scroll.display
+        await pilot.press("m")
+        assert scroll.display and detail(screen).startswith("#7 stream.error")  # type: ignore[arg-type]
