@@ -78,6 +78,10 @@ RESPONSES_VERBS: Final[dict[str, str]] = {
 }
 
 _RESPONSES_PREFIX: Final = "response."
+#: First words of the noun abbreviations (``code`` of ``code.src``), and ``resp``.
+_SHORT_NOUNS: Final = frozenset(
+    {short.partition(".")[0] for short in RESPONSES_NOUNS.values()} | {"resp"}
+)
 
 
 def frame_label(frame: Frame) -> str:
@@ -113,7 +117,9 @@ def _responses(label: str) -> str | None:
         return "resp." + RESPONSES_VERBS.get(rest, rest)
     short = RESPONSES_NOUNS.get(noun)
     if short is None:
-        return rest
+        # An unknown noun that reads like an abbreviation (``response.text.delta``)
+        # keeps its prefix, so it never looks like a known name.
+        return label if noun.partition(".")[0] in _SHORT_NOUNS else rest
     return f"{short}.{RESPONSES_VERBS.get(verb, verb)}"
 
 

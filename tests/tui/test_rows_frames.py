@@ -79,6 +79,13 @@ def test_the_names_that_used_to_look_alike_no_longer_do() -> None:
     assert short_label("openai-responses", "response.failed") == "resp.failed"
 
 
+def test_an_unknown_name_never_takes_the_look_of_a_known_one() -> None:
+    known = short_label("openai-responses", "response.output_text.delta")
+    assert short_label("openai-responses", "response.text.delta") != known
+    assert short_label("openai-responses", "response.resp.completed") != "resp.completed"
+    assert short_label("openai-responses", "response.audio.delta") == "audio.delta"
+
+
 def test_unknown_names_are_shown_whole_or_cut_from_the_left() -> None:
     assert short_label("anthropic", "vendor_extension") == "vendor_extension"
     assert short_label("openai-chat", "x-proxy-metrics") == "x-proxy-metrics"
