@@ -13,6 +13,7 @@ Imports of the pipeline happen inside the functions that use it, so that
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
@@ -42,6 +43,13 @@ def add_provider_option(parser: Any) -> None:
         choices=PROVIDER_NAMES,
         help="the stream's protocol (default: from the capture header, else detected)",
     )
+
+
+def port_number(text: str) -> int:
+    """An ``argparse`` type: a TCP port, 0 to 65535 (0: any free port)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}")
+    return int(text)
 
 
 def say(text: object) -> None:

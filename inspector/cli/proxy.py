@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..terminal import escape_controls, safe_path
-from .common import EXIT_OK, EXIT_USAGE, error
+from .common import EXIT_OK, EXIT_USAGE, error, port_number
 
 DEFAULT_PORT = 8790
 DEFAULT_DIRECTORY = "proxy-captures"
@@ -59,7 +59,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=port_number,
         default=DEFAULT_PORT,
         help="port (0: any free port; default %(default)s)",
     )

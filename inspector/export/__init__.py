@@ -357,9 +357,7 @@ def export_capture(
     """Export one capture or raw SSE file into ``out_dir`` (raises :class:`ExportError`)."""
     if Path(path).is_dir():
         raise ExportError(f"{safe_path(path)}: is a directory (export_paths exports directories)")
-    if not Path(path).is_file():
-        raise ExportError(f"{safe_path(path)}: no such file")
-    rec = load_recording(path)
+    rec = load_recording(path)  # a missing file, a FIFO or a device: refused with the reason
     if rec.kind == "raw" and rec.problems:
         raise ExportError(rec.problems[0])
     return export_recording(rec, out_dir, options)

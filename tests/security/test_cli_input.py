@@ -91,11 +91,12 @@ def test_a_fifo_is_refused_without_being_opened(fifo: Path, command: str) -> Non
     assert f"{fifo}: not a regular file (a FIFO)" in result.stderr
 
 
-@pytest.mark.parametrize("command", ["frames", "events", "check"])
-def test_a_device_that_never_ends_is_refused(command: str) -> None:
-    result = inspector(command, "/dev/zero")
+@pytest.mark.parametrize("command", ["frames", "events", "check", "export"])
+def test_a_device_that_never_ends_is_refused(command: str, tmp_path: Path) -> None:
+    extra = ["-o", str(tmp_path)] if command == "export" else []
+    result = inspector(command, "/dev/zero", *extra)
     assert "/dev/zero: not a regular file (a character device)" in result.stderr
-    assert result.returncode == (1 if command == "check" else 2)
+    assert result.returncode == (1 if command in ("check", "export") else 2)
 
 
 def test_a_socket_is_refused() -> None:
@@ -393,6 +394,9 @@ def test_a_huge_folder_streams_results_before_it_is_fully_walked(
         ["events"],
         ["frames", "a", "b"],
         ["events", "--provider", "openai", "x"],
+        ["proxy", "--port", "-1"],
+        ["proxy", "--port", "65536"],
+        ["serve", "--port", "70000", "x"],
     ],
 )
 def test_invalid_usage_is_a_usage_error(args: list[str]) -> None:
