@@ -49,8 +49,11 @@ def _error_lines(text: Text, event: dict[str, Any]) -> None:
         text.append(f"\n{label:<10}", "bold")
         text.append_text(one_line(plain_value(_field(event, path)), 200, "red"))
     text.append(f"\n{'message':<10}", "bold")
-    # The whole message, its own line breaks kept (escaped otherwise).
-    text.append_text(safe_text(plain_value(_field(event, ("error", "message"))), multiline=True))
+    # The whole message (bounded), its own line breaks kept, anything else escaped.
+    message = plain_value(_field(event, ("error", "message")))
+    text.append_text(safe_text(message[:DETAIL_LIMIT], multiline=True))
+    if len(message) > DETAIL_LIMIT:
+        text.append(f" … {len(message) - DETAIL_LIMIT:,} more characters", "dim italic")
 
 
 def _arguments(text: Text, block: BlockInfo) -> None:
