@@ -34,6 +34,7 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route as StarletteRoute
+from starlette.types import Receive, Scope, Send
 
 from ..core.trace import TransportEnd
 from ..live.transport import transport_end
@@ -49,6 +50,8 @@ __all__ = ["DEFAULT_MAX_BODY", "METHODS", "ProxySettings", "create_app"]
 #: Requests bigger than this are refused (413): images in a prompt fit, a runaway upload does not.
 DEFAULT_MAX_BODY: Final = 32 * 1024 * 1024
 METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+Peer = tuple[str, int] | None
 
 
 class ProxySettings:
@@ -103,6 +106,33 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(parts)
 
 
+class _RelayResponse(StreamingResponse):
+    """A streamed answer that always settles its flow and closes the upstream response.
+
+    The relay generator settles the flow itself with the exact moment and
+    reason; this covers the one case it cannot: the app leaving (or the flow
+    being stopped) before the generator ever ran.
+    """
+
+    def __init__(self, body: AsyncIterator[bytes], upstream: httpx.Response, flow: Flow,
+                 settings: ProxySettings, decoded: bool) -> None:  # fmt: skip
+        super().__init__(body, status_code=upstream.status_code)
+        self.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
+        self.upstream = upstream
+        self.flow = flow
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.upstream.aclose()
+            if self.flow.live:
+                why = _why_cancelled(self.flow, self.settings)
+                self.flow.finish(TransportEnd("cancelled", self.flow.now(), why))
+
+
 def create_app(
     log: FlowLog,
     client: httpx.AsyncClient,
@@ -113,16 +143,8 @@ def create_app(
     conns = connections if connections is not None else ClientConnections()
 
     async def relay(
-        upstream: httpx.Response,
-        flow: Flow,
-        url: str,
-        peer: tuple[str, int] | None,
-        decoded: bool,
+        upstream: httpx.Response, flow: Flow, url: str, peer: Peer, decoded: bool
     ) -> AsyncIterator[bytes]:
-        end: TransportEnd | None = None
-        # Stopping the flow from a view resets the app's connection; Starlette
-        # then cancels this stream, which ends the capture ``cancelled``.
-        flow.on_cancel = lambda: reset_now(conns, peer)
         try:
             # The body as sent (raw), unless the upstream compressed it despite
             # accept-encoding: identity; then decoded.
@@ -130,9 +152,9 @@ def create_app(
             async for data in pieces:
                 time = flow.now()
                 try:
-                    yield data
+                    yield data  # to the app first…
                 finally:
-                    flow.chunk(time, data)
+                    flow.chunk(time, data)  # …then to the capture
             end = TransportEnd("eof", flow.now())
         except httpx.RequestError as exc:
             end = transport_end(exc, url, flow.now(), settings.connect_timeout)
@@ -146,28 +168,29 @@ def create_app(
         if end.reason != "eof":
             await break_connection(conns, peer, reset="reset" in (end.error or "").lower())
 
-    async def handle(request: Request) -> Response:
-        try:
-            body = await _read_body(request, settings.max_body)
-        except ClientDisconnect:
-            return Response(status_code=400)
-        if body is None:
-            return _error(413, "request_too_large", f"bodies over {settings.max_body} bytes")
+    def begin(request: Request, body: bytes) -> tuple[Flow, httpx.Request]:
+        """The flow for this request, and the request to send upstream."""
         # The path as the app sent it (still percent-encoded): forwarded unchanged,
         # and the Gemini model in it is decoded exactly once.
         raw_path = request.scope.get("raw_path") or request.url.path.encode()
         path = raw_path.decode("latin-1")
         query = request.scope.get("query_string", b"").decode("latin-1")
-        names = {k.lower(): v for k, v in request.headers.items()}
-        route = resolve(request.method, path, names)
+        route = resolve(request.method, path, {k.lower(): v for k, v in request.headers.items()})
         url = upstream_url(route, path, query, settings.upstream)
-        secrets = request_secrets(request.headers.items(), query)
         forwarded = request_headers(request.headers.raw)
         as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]
-        flow_request = FlowRequest(request.method, path, query, as_sent, body, url)
-        flow = log.begin(flow_request, route, model_of(route, body), secrets)
-        outgoing = client.build_request(request.method, url, headers=forwarded, content=body)
-        peer = (request.client.host, request.client.port) if request.client else None
+        flow = log.begin(
+            FlowRequest(request.method, path, query, as_sent, body, url),
+            route,
+            model_of(route, body),
+            request_secrets(request.headers.items(), query),
+        )
+        return flow, client.build_request(request.method, url, headers=forwarded, content=body)
+
+    async def send_upstream(
+        outgoing: httpx.Request, flow: Flow, peer: Peer
+    ) -> httpx.Response | Response:
+        """The upstream's response, or (it could not be had) the proxy's answer to the app."""
         task = asyncio.current_task()
         if task is not None:
             flow.on_cancel = task.cancel
@@ -175,29 +198,43 @@ def create_app(
         try:
             upstream = await client.send(outgoing, stream=True)
         except httpx.RequestError as exc:
-            end = transport_end(exc, url, flow.now(), settings.connect_timeout)
+            end = transport_end(exc, str(outgoing.url), flow.now(), settings.connect_timeout)
             flow.finish(end)
             return _error(502, "upstream_unreachable", end.error or "the upstream failed")
         except asyncio.CancelledError:
             flow.finish(TransportEnd("cancelled", flow.now(), _why_cancelled(flow, settings)))
             if not flow.cancelled or task is None:
                 raise
-            # Our own cancel (from a view), not the server's: abort the app's
-            # connection and answer nothing.
+            # Our own cancel (from a view), not the server's: the app's
+            # connection is reset and gets no answer.
             task.uncancel()
             reset_now(conns, peer)
             return Response(status_code=499)
+        # From now on stopping the flow resets the app's connection; Starlette
+        # then cancels the relay, which ends the capture ``cancelled``.
+        flow.on_cancel = lambda: reset_now(conns, peer)
+        return upstream
+
+    async def handle(request: Request) -> Response:
+        try:
+            body = await _read_body(request, settings.max_body)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if body is None:
+            return _error(413, "request_too_large", f"bodies over {settings.max_body} bytes")
+        flow, outgoing = begin(request, body)
+        peer = (request.client.host, request.client.port) if request.client else None
+        upstream = await send_upstream(outgoing, flow, peer)
+        if isinstance(upstream, Response):
+            return upstream
         decoded = upstream.headers.get("content-encoding", "identity").lower() != "identity"
         flow.response(
             upstream.status_code,
             upstream.http_version,
             {k.lower(): v for k, v in upstream.headers.items()},
         )
-        response = StreamingResponse(
-            relay(upstream, flow, url, peer, decoded), status_code=upstream.status_code
-        )
-        response.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
-        return response
+        body_stream = relay(upstream, flow, str(outgoing.url), peer, decoded)
+        return _RelayResponse(body_stream, upstream, flow, settings, decoded)
 
     # The replay server's guard: a Host that is not this machine is a 421 (DNS rebinding).
     guard = Middleware(HostCheck, allowed=allowed_hosts(settings.listen_host))
