@@ -113,6 +113,9 @@ MAX_INPUT_BYTES: Final = 1 << 30
 MAX_HEADER_LINE: Final = 16 << 20
 #: The longest chunk or end line (a chunk is what one network read returned).
 MAX_RECORD_LINE: Final = 64 << 20
+#: The most lines after the header (each chunk costs far more in memory
+#: than its line on disk; a real stream has thousands, not millions).
+MAX_RECORDS: Final = 2_000_000
 #: How deeply the header's JSON may nest (views and exports walk it).
 MAX_HEADER_DEPTH: Final = 64
 #: The path that means "read standard input".
@@ -289,7 +292,7 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
     # Lines are read one at a time, each bounded: no list of every line is
     # ever built, and one endless line cannot make us hold more than its limit.
     rec = Recording(path, "capture")
-    number = _read_header(rec, file, name)
+    number = first = _read_header(rec, file, name)
     total = 0
     last = b"\n"
     while line := file.readline(MAX_RECORD_LINE + 1):
@@ -299,6 +302,8 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
         problem = _line_too_long(line, MAX_RECORD_LINE, "a record")
         if problem is None and total > limit:
             problem = f"the capture is longer than {_sizeof(limit)}; reading stopped here"
+        if problem is None and number - first > MAX_RECORDS:
+            problem = f"more than {MAX_RECORDS:,} records; reading stopped here"
         if problem is None and line.strip():
             problem = _read_line(rec, line)
             if problem is not None and not line.endswith(b"\n"):

@@ -440,6 +440,18 @@ def test_a_record_line_longer_than_the_limit_stops_reading_and_keeps_earlier_chu
     assert rec.problems == [f"{path}:3: a record line longer than 4 KiB"]
 
 
+def test_a_capture_of_millions_of_tiny_records_stops_at_the_record_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(capture, "MAX_RECORDS", 1000)
+    path = tmp_path / "many.jsonl"
+    tiny = orjson.dumps({"type": "chunk", "t": 0, "text": ""}) + b"\n"
+    path.write_bytes(capture_lines(HEADER) + tiny * 600 + b"\n" * 600 + tiny)
+    rec = read_recording(path)
+    assert len(rec.chunks) == 600
+    assert rec.problems == [f"{path}:1002: more than 1,000 records; reading stopped here"]
+
+
 def test_a_deeply_nested_header_is_refused(tmp_path: Path) -> None:
     nested: Any = "leaf"
     for _ in range(200):
