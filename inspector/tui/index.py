@@ -339,8 +339,8 @@ class TraceIndex:
 
     @property
     def max_gap_or_none(self) -> float | None:
-        """The longest gap between two frames (None when untimed)."""
-        return self.max_gap if self.timed else None
+        """The longest gap between two frames (None when untimed or with no two frames)."""
+        return self.max_gap if self.timed and self.n_frames >= 2 else None
 
     def time_to_first_content(self) -> float | None:
         """Seconds until the frame that carried the first content delta (None: untimed)."""

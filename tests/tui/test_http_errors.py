@@ -100,3 +100,11 @@ async def test_an_error_body_that_is_not_json_is_shown_as_text_escaped(tmp_path:
             "  ■ HTTP 503 · body <html>\\x1b[31mBad gateway [b]</html> · x: 1 · end of bytes"
         )
         assert "body\n<html>\\x1b[31mBad gateway [b]</html>" in view.frame_detail
+
+
+async def test_with_no_frame_there_is_no_gap_to_show() -> None:
+    app = app_for(CAPTURES / "openai-chat" / "http-429-rate-limited.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        status = panes(app.screen).status  # type: ignore[arg-type]
+        assert "TTFT — · max gap —" in status
