@@ -34,6 +34,7 @@ import functools
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -113,26 +114,19 @@ def _outcome(trace: Trace) -> str:
     return f"{trace.state} ({terminal['error']['category']})"
 
 
+@dataclass(frozen=True, slots=True)
 class FlowRequest:
-    """The request as received from the app (the credentials included, never written)."""
+    """The request as the proxy forwards it (credentials included: never written as is)."""
 
-    __slots__ = ("body", "headers", "method", "path", "query", "upstream")
-
-    def __init__(
-        self,
-        method: str,
-        path: str,
-        query: str,
-        headers: Iterable[tuple[str, str]],
-        body: bytes,
-        upstream: str,
-    ) -> None:
-        self.method = method
-        self.path = path
-        self.query = query
-        self.headers = list(headers)
-        self.body = body
-        self.upstream = upstream
+    method: str
+    #: The path as sent, without the query.
+    path: str
+    query: str
+    #: The headers sent upstream.
+    headers: list[tuple[str, str]]
+    body: bytes
+    #: The upstream URL, query included.
+    upstream: str
 
 
 class Flow:
