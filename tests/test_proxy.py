@@ -7,6 +7,7 @@ ended — and what the proxy writes must be a clean capture with no key in it.
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -389,3 +390,29 @@ def test_a_request_body_over_the_bound_is_refused(replay: ReplayServer, tmp_path
     assert response.status_code == 413
     assert "1000 bytes" in response.json()["error"]["message"]
     assert proxy.log.count == 0
+
+
+def raw_request(proxy: ProxyServer, target: bytes) -> bytes:
+    """Send a request line httpx would not (a raw target); the status line that came back."""
+    body = b'{"model": "echo"}'
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+
+
+def test_a_request_target_cannot_send_the_proxy_to_another_host(
+    echo_proxy: ProxyServer,
+) -> None:
+    # A path that looks like a network path still goes to the upstream (which has no such path).
+    assert (
+        raw_request(echo_proxy, b"//127.0.0.2:9/v1/chat/completions") == b"HTTP/1.1 404 Not Found"
+    )
+    (flow,) = echo_proxy.log.flows
+    assert flow.status == 404 and flow.path == "//127.0.0.2:9/v1/chat/completions"
+    # An absolute-form target is not a proxy request here: refused, not forwarded.
+    for target in (b"http://127.0.0.2:9/v1/chat/completions", b"*"):
+        assert raw_request(echo_proxy, target) == b"HTTP/1.1 404 Not Found"
+    assert echo_proxy.log.count == 1

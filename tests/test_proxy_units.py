@@ -154,6 +154,8 @@ def test_the_one_line_summary_escapes_what_the_client_controls() -> None:
 def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["proxy", "--headless", "--upstream", "ftp://x", "-o", str(tmp_path)]) == 2
     assert "expected an http:// or https:// URL" in capsys.readouterr().err
+    assert main(["proxy", "--headless", "--upstream", "http://h:99999", "-o", str(tmp_path)]) == 2
+    assert "--upstream http://h:99999: Port out of range" in capsys.readouterr().err
     blocker = tmp_path / "file"
     blocker.write_text("")
     assert main(["proxy", "--headless", "-o", str(blocker / "sub")]) == 2

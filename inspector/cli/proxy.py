@@ -88,6 +88,10 @@ def _check_upstream(url: str) -> str | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"--upstream {escape_controls(url)}: expected an http:// or https:// URL"
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number in range
+    except ValueError as exc:
+        return f"--upstream {escape_controls(url)}: {escape_controls(exc)}"
     if parts.query or parts.fragment:
         return f"--upstream {escape_controls(url)}: a query or fragment is not allowed"
     return None
@@ -128,7 +132,13 @@ def run(args: argparse.Namespace) -> int:
     )
     log = FlowLog(directory)
     try:
-        server = ProxyServer(log, settings, port=args.port, handle_signals=args.headless)
+        server = ProxyServer(
+            log,
+            settings,
+            port=args.port,
+            handle_signals=args.headless,
+            terminal_owned=not args.headless,
+        )
     except OSError as exc:
         error(f"cannot listen on {escape_controls(args.host)}:{args.port}: {exc.strerror or exc}")
         return EXIT_USAGE

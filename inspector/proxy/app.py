@@ -178,6 +178,8 @@ def create_app(
         route = resolve(request.method, path, {k.lower(): v for k, v in request.headers.items()})
         url = upstream_url(route, path, query, settings.upstream)
         forwarded = request_headers(request.headers.raw)
+        # Raises httpx.InvalidURL for a target httpx cannot send (before any flow exists).
+        outgoing = client.build_request(request.method, url, headers=forwarded, content=body)
         as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]
         flow = log.begin(
             FlowRequest(request.method, path, query, as_sent, body, url),
@@ -185,7 +187,7 @@ def create_app(
             model_of(route, body),
             request_secrets(request.headers.items(), query),
         )
-        return flow, client.build_request(request.method, url, headers=forwarded, content=body)
+        return flow, outgoing
 
     async def send_upstream(
         outgoing: httpx.Request, flow: Flow, peer: Peer
@@ -222,7 +224,10 @@ def create_app(
             return Response(status_code=400)
         if body is None:
             return _error(413, "request_too_large", f"bodies over {settings.max_body} bytes")
-        flow, outgoing = begin(request, body)
+        try:
+            flow, outgoing = begin(request, body)
+        except httpx.InvalidURL as exc:
+            return _error(400, "bad_target", f"cannot forward this request: {exc}")
         peer = (request.client.host, request.client.port) if request.client else None
         upstream = await send_upstream(outgoing, flow, peer)
         if isinstance(upstream, Response):

@@ -77,8 +77,15 @@ class ProxyServer:
         *,
         port: int = 0,
         handle_signals: bool = False,
+        terminal_owned: bool = False,
     ) -> None:
-        """Bind ``settings.listen_host:port``; raises OSError when that is impossible."""
+        """Bind ``settings.listen_host:port``; raises OSError when that is impossible.
+
+        ``handle_signals``: uvicorn stops on SIGINT/SIGTERM (headless).
+        ``terminal_owned``: a TUI owns the terminal, so uvicorn writes nothing
+        to stderr (its handler holds the real stderr and would draw over the
+        screen).
+        """
         self.log = log
         self.settings = settings
         self.connections = ClientConnections()
@@ -94,7 +101,7 @@ class ProxyServer:
             http=registering_protocol(self.connections),
             ws="none",
             lifespan="off",
-            log_level="warning",
+            log_level="critical" if terminal_owned else "warning",
             access_log=False,
             server_header=False,
             date_header=False,
