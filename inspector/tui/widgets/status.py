@@ -133,9 +133,11 @@ def _timings(index: TraceIndex) -> Text:
     text.append("TTFT ", "dim")
     text.append("—" if ttft is None else f"{ttft * 1000:.0f} ms")
     text.append(" · max gap ", "dim")
-    text.append(
-        f"{index.max_gap * 1000:.0f} ms", "bold yellow" if index.max_gap >= LONG_GAP else ""
-    )
+    gap = index.max_gap_or_none  # None: fewer than two frames, no gap to measure
+    if gap is None:
+        text.append("—")
+    else:
+        text.append(f"{gap * 1000:.0f} ms", "bold yellow" if gap >= LONG_GAP else "")
     return text
 
 
