@@ -151,3 +151,18 @@ async def test_the_picker_filters_as_you_type() -> None:
         assert bar.value == "" and table.row_count == 3 and table.has_focus
         await pilot.press("q")
     assert app.return_code == 0
+
+
+async def test_q_quits_the_picker_only_while_the_filter_is_empty() -> None:
+    app = InspectorApp(None, captures=DATA)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        bar = picker.query_one("#picker-filter", Input)
+        await pilot.press(*"tool")
+        picker.query_one(DataTable).focus()
+        await pilot.press("q")  # a letter of the filter now
+        assert app.is_running and bar.value == "toolq" and bar.has_focus
+        await pilot.press("escape", "q")
+    assert app.return_code == 0

@@ -290,5 +290,10 @@ class PickerScreen(Screen[None]):
         self.app.push_screen(MainScreen(trace, source=source_label(str(path)), from_picker=True))
 
     def action_quit(self) -> None:
-        """Leave the application."""
+        """Leave the application; while a filter is typed, q is one more letter of it."""
+        bar = self.query_one("#picker-filter", Input)
+        if bar.value:
+            bar.focus()
+            bar.insert_text_at_cursor("q")
+            return
         self.app.exit(0)
