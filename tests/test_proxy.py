@@ -7,6 +7,7 @@ ended — and what the proxy writes must be a clean capture with no key in it.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from collections.abc import Iterator
@@ -170,6 +171,44 @@ def test_the_anthropic_sdk_reaches_the_proxy_with_its_base_url_without_v1(
 
 
 # -- failures reach the app as they happened ----------------------------------------------
+
+
+def test_an_upstream_that_ends_cleanly_mid_event_ends_the_apps_response_cleanly(
+    replay: ReplayServer, proxy: ProxyServer
+) -> None:
+    path, body = "/v1/chat/completions?cut=400", {"model": "text-simple", "stream": True}
+    direct, direct_error = read_until_broken(replay.url, path, body)
+    proxied, proxied_error = read_until_broken(proxy.url, path, body)
+    assert (proxied, proxied_error) == (direct, direct_error) == (direct[:400], "")
+    (flow,) = proxy.log.flows
+    recording = load_recording(flow.capture)
+    assert recording.end is not None and recording.end.reason == "eof"
+    assert flow.state == "interrupted (transport)"  # no final signal: the bytes just stopped
+
+
+async def test_concurrent_streams_are_relayed_and_recorded_each_on_its_own(
+    replay: ReplayServer, proxy: ProxyServer
+) -> None:
+    names = ["text-simple", "tool-call-fragmented", "parallel-tool-calls-interleaved",
+             "reasoning-then-tool-call", "refusal", "length-after-text"]  # fmt: skip
+    async with httpx.AsyncClient(timeout=10) as client:
+
+        async def both(name: str) -> tuple[bytes, bytes]:
+            body = {"model": name, "stream": True}
+            direct = await client.post(replay.url + "/v1/chat/completions", json=body)
+            proxied = await client.post(proxy.url + "/v1/chat/completions", json=body)
+            return direct.content, proxied.content
+
+        results = await asyncio.gather(*(both(name) for name in names * 2))
+    assert all(direct == proxied for direct, proxied in results)
+    by_model: dict[str, set[bytes]] = {}
+    for capture in captures_in(proxy.directory):
+        recording = load_recording(capture)
+        by_model.setdefault(recording.header["model"], set()).add(recording.body)
+    assert sorted(by_model) == sorted(names)
+    for name, bodies in by_model.items():
+        assert bodies == {load_recording(CAPTURES / "openai-chat" / f"{name}.jsonl").body}
+    assert len(captures_in(proxy.directory)) == len(names) * 2
 
 
 @pytest.mark.parametrize(
