@@ -163,7 +163,7 @@ class FramesPane(Vertical):
         self.index = index
         self.cursor = cursor
         self.border_title = "Frames"
-        self._shown: tuple[int, int, int] | None = None
+        self._shown: tuple[int, int, int, int] | None = None
 
     def compose(self) -> ComposeResult:
         """Column header, list, data heading and the scrollable data."""
@@ -178,8 +178,9 @@ class FramesPane(Vertical):
         index = self.index
         self.query_one(FramesList).refresh_from(cursor)
         self.query_one("#frames-columns", TextView).show(frame_header(index))
-        # The detail depends only on the position and on what that frame produced.
-        key = (cursor.position, index.n_frames, index.n_events)
+        # The detail depends only on the position, on what that frame produced,
+        # and on late-known facts (violations found by the checker, marks).
+        key = (cursor.position, index.n_frames, index.n_events, index.version)
         if key == self._shown:
             return
         self._shown = key
