@@ -89,6 +89,8 @@ class TraceIndex:
         #: whose header says ``"timed": false`` (imported from a VCR cassette or a
         #: HAR file, which keep no timing): no time is shown.
         self.timed = trace.header is not None and trace.header.get("timed") is not False
+        # Without a header nothing says either way: the first frame with a time decides.
+        self._timed_by_frames = trace.header is None
         self._labels: dict[int, str] = {}
         self.sync()
 
@@ -119,7 +121,7 @@ class TraceIndex:
         previous = time_of(self.n_frames - 1) if self.n_frames else None
         for i in range(self.n_frames, total):
             time = time_of(i)
-            if time and not self.timed:
+            if time and not self.timed and self._timed_by_frames:
                 self.timed = True
                 self.version += 1  # rows drawn with "—" must be drawn again
             if previous is not None and time - previous > self.max_gap:

@@ -219,3 +219,11 @@ def test_frame_marks_name_error_violation_and_refusal_frames() -> None:
     assert failed.frame_marks == {6: "error"}
     refused = TraceIndex(load_trace(CAPTURES / "openai-chat" / "refusal.jsonl"))
     assert set(refused.frame_marks.values()) == {"refusal"}
+
+
+def test_a_header_that_says_untimed_wins_over_frame_times() -> None:
+    # An imported capture (cassette, HAR) may carry made-up times: its header says so.
+    trace = scripted_trace(TOOL_STREAM)
+    trace.header = {"provider": "openai-chat", "timed": False}
+    index = TraceIndex(trace)
+    assert not index.timed and index.frame_gap(2) is None
