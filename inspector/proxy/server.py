@@ -19,6 +19,7 @@ from typing import Any, Final
 import httpx
 import uvicorn
 
+from ..core.trace import TransportEnd
 from ..live.secrets import is_loopback_url
 from .app import ProxySettings, create_app
 from .connections import ClientConnections, registering_protocol
@@ -109,7 +110,9 @@ class ProxyServer:
         )
         server_class = uvicorn.Server if handle_signals else _QuietServer
         self.server = server_class(config)
-        settings.stopping = lambda: self.server.should_exit
+        #: Set once the proxy stops taking requests.
+        self.stopped = False
+        settings.stopping = lambda: self.stopped or self.server.should_exit
         self._thread: threading.Thread | None = None
 
     @property
@@ -122,7 +125,17 @@ class ProxyServer:
         try:
             await self.server.serve(sockets=[self.socket])
         finally:
+            # Streams uvicorn did not wait for (or this task was cancelled) end
+            # ``cancelled`` now, before closing the client breaks their reads.
+            self.settle_open()
             await self.client.aclose()
+
+    def settle_open(self) -> None:
+        """End every exchange still open as ``cancelled`` ("the proxy stopped")."""
+        self.stopped = True
+        for flow in list(self.log.flows):
+            if flow.live:
+                flow.finish(TransportEnd("cancelled", flow.now(), "the proxy stopped"))
 
     def shutdown(self) -> None:
         """Ask :meth:`serve` to return (streams still open get a moment to finish)."""

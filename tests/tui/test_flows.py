@@ -170,3 +170,25 @@ async def test_the_list_forgets_what_the_log_forgets_and_the_captures_stay(
         await until(pilot, lambda: app.server.log.count == 3, "three exchanges")
         await until(pilot, lambda: [r[0] for r in table_rows(listed)] == ["2", "3"], "two rows")
     assert len(list(tmp_path.glob("*.jsonl"))) == 3
+
+
+async def test_quitting_mid_stream_closes_the_open_capture_as_cancelled(tmp_path: Path) -> None:
+    with EchoUpstream() as upstream:
+        app = proxy_app(upstream.url, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.server.server.started, "the proxy listens")
+            client = httpx.AsyncClient(base_url=app.server.url, timeout=10)
+            request = asyncio.create_task(
+                client.post("/v1/chat/completions", json={"model": "hold"})
+            )
+            log = app.server.log
+            await until(pilot, lambda: log.count == 1 and log.flows[0].bytes > 0, "a chunk")
+            await pilot.press("q")
+        with pytest.raises(httpx.TransportError):
+            await request  # not a clean end for the app
+        await client.aclose()
+    (flow,) = log.flows
+    assert flow.state == "interrupted (cancelled)"
+    assert flow.capture is not None
+    end = load_recording(flow.capture).end
+    assert end is not None and (end.reason, end.error) == ("cancelled", "the proxy stopped")

@@ -19,8 +19,6 @@ only ever changed on the thread that renders it.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -46,9 +44,6 @@ if TYPE_CHECKING:
     from ...proxy import Flow, FlowLog, ProxyServer
 
 __all__ = ["COLUMNS", "FlowFeed", "FlowsScreen", "ProxyApp", "flow_cells"]
-
-#: Seconds ``q`` waits for the proxy to stop (uvicorn gives open streams 2 s).
-_QUIT_WAIT = 5.0
 
 #: (key, title, width) of the table's columns.
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -297,11 +292,10 @@ class ProxyApp(InspectorApp):
         event.prevent_default()  # not InspectorApp's: there is no trace or picker here
         self._quiet_garbage_collector()
         self.push_screen(FlowsScreen(self.server.log, url=self.server.url, upstream=self.upstream))
-        self._serving = self.run_worker(self.server.serve(), group="proxy", exit_on_error=True)
+        self.run_worker(self.server.serve(), group="proxy", exit_on_error=True)
 
     async def action_quit(self) -> None:
-        """Stop the proxy (open streams get a moment to finish), then leave."""
+        """Stop the proxy and leave at once: open exchanges end ``cancelled``."""
         self.server.shutdown()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._serving.wait(), _QUIT_WAIT)
+        self.server.settle_open()
         self.exit(0)
