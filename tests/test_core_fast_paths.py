@@ -9,6 +9,7 @@ on the same input, including inputs built to break the rules.
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 from typing import Any
 
 import orjson
@@ -21,7 +22,7 @@ from inspector.core.adapters.openai_chat import OpenAIChatAdapter
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.sse import Frame, FrameDecoder
-from inspector.core.trace import EventLog, Trace
+from inspector.core.trace import ChunkLog, EventLog, Trace
 
 
 def _broken_log() -> EventLog:
@@ -269,3 +270,17 @@ def test_a_chunk_of_exactly_one_event_decodes_as_the_general_path_decodes_it(
     fast = [_frames_of(chunks) for chunks in streams]
     monkeypatch.setattr(FrameDecoder, "_single", lambda self, chunk, start, ci, time: None)
     assert fast == [_frames_of(chunks) for chunks in streams]
+
+
+def test_chunks_added_together_are_the_chunks_added_one_by_one() -> None:
+    pieces = [b"data: a\n\n", b"", b"x" * 70_000, b"\r\n", b"", b"tail"]
+    one, many = ChunkLog(), ChunkLog()
+    offset = 0
+    for i, data in enumerate(pieces):
+        one.add(offset, i / 10, data)
+        offset += len(data)
+    offsets = list(accumulate(map(len, pieces), initial=0))[:-1]
+    many.add_many(offsets[:2], [0.0, 0.1], pieces[:2])
+    many.add_many(offsets[2:], [0.2, 0.3, 0.4, 0.5], pieces[2:])
+    assert list(many) == list(one) and many.bytes_received == one.bytes_received
+    assert many.span(5, 70_012) == one.span(5, 70_012)

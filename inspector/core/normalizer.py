@@ -80,17 +80,30 @@ class Normalizer:
         frame again, and its error is acted on once the frames before it are).
         """
         decoder = self.decoder
+        decode = decoder.feed
+        add_chunks = self.trace.chunks.add_many
         pending: list[Frame] = []
+        # The chunks decoded since the last batch, recorded with it (one pass a column).
+        offsets: list[int] = []
+        times: list[float] = []
+        datas: list[bytes] = []
         chunks = iter(chunks)  # the loop below takes up where this one stops
         for time, data in chunks:
-            frames = self._decode(data, time)
+            offsets.append(decoder.bytes_fed)
+            times.append(time)
+            datas.append(data)
+            frames = decode(data, time)
+            self._extend_last()
             if frames:
                 pending += frames
                 if len(pending) >= _BATCH_FRAMES:
+                    add_chunks(offsets, times, datas)
+                    offsets, times, datas = [], [], []
                     self._process(pending)
                     pending = []
             if decoder.error is not None:
                 break
+        add_chunks(offsets, times, datas)
         if pending:
             self._process(pending)
         self._after_decoder()
@@ -103,12 +116,15 @@ class Normalizer:
         decoder = self.decoder
         trace.chunks.add(decoder.bytes_fed, time, data)
         frames = decoder.feed(data, time)
+        self._extend_last()
+        return frames
+
+    def _extend_last(self) -> None:
         last = self._last_frame
         if last is not None and last.end != self._last_end:
             # The LF of a CRLF split across chunks joined the previous frame's span.
-            trace.frames.set_end(last.index, last.end)
+            self.trace.frames.set_end(last.index, last.end)
             self._last_end = last.end
-        return frames
 
     def _process(self, frames: list[Frame]) -> None:
         """Record decoded frames and hand them to the adapter and the machine."""
