@@ -197,8 +197,9 @@ class Measurement:
             if name in self.added:
                 median, p95 = self.added[name]
                 first_added = (self.first[name] - self.first["direct"]) * 1e3
-                line += (f"  added {first_added:6.2f} ms   then per chunk {median * 1e3:5.2f} ms, "
-                         f"p95 {p95 * 1e3:5.2f} ms")  # fmt: skip
+                ratio = self.first[name] / self.first["direct"]
+                line += (f" ({ratio:4.2f}x)  added {first_added:6.2f} ms   then per chunk "
+                         f"{median * 1e3:5.2f} ms, p95 {p95 * 1e3:5.2f} ms")  # fmt: skip
             out.append(line)
         return out
 
