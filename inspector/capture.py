@@ -58,6 +58,7 @@ __all__ = [
     "chunk_record",
     "input_name",
     "load_recording",
+    "open_regular_file",
     "parse_recording",
     "read_recording",
 ]
@@ -172,7 +173,7 @@ def read_recording(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> Recordi
         data = _read_stdin(limit)
         return _read_stream(io.BytesIO(data), STDIN_NAME, STDIN_NAME, limit)
     name = safe_path(path)
-    with _open_regular_file(path, name, limit) as file:
+    with open_regular_file(path, name, limit) as file:
         return _read_stream(file, str(path), name, limit)
 
 
@@ -231,7 +232,11 @@ def _os_refusal(exc: OSError, name: str) -> UnreadableInput:
     return UnreadableInput(f"{name}: cannot read ({exc.strerror or exc})")
 
 
-def _open_regular_file(path: str | Path, name: str, limit: int) -> IO[bytes]:
+def open_regular_file(path: str | Path, name: str, limit: int) -> IO[bytes]:
+    """Open a regular file of at most ``limit`` bytes, or raise :class:`UnreadableInput`.
+
+    ``name`` is how the file is named in the message (already escaped).
+    """
     # stat first, so a FIFO or device is refused without opening it; open
     # non-blocking and check again, in case the file was swapped in between.
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "captures_dir",
     "expand_paths",
     "is_stream_file",
+    "iter_files_below",
     "iter_stream_files",
 ]
 
@@ -75,6 +76,17 @@ def _listing(folder: str, unlisted: list[tuple[Path, OSError]]) -> Iterator[os.D
 
 
 def _stream_files_below(top: Path, unlisted: list[tuple[Path, OSError]]) -> Iterator[Path]:
+    return iter_files_below(top, is_stream_file, unlisted)
+
+
+def iter_files_below(
+    top: Path, accept: Callable[[Path], bool], unlisted: list[tuple[Path, OSError]]
+) -> Iterator[Path]:
+    """Regular files below ``top`` whose name ``accept`` takes, in path order.
+
+    Iterative (any depth), never entering a symbolic link to a directory;
+    folders that cannot be listed go to ``unlisted``.
+    """
     # Depth first, each folder's entries sorted by name: the order of sorting
     # every path, without holding every path. A stack, not recursion.
     stack = [_listing(str(top), unlisted)]
@@ -86,7 +98,7 @@ def _stream_files_below(top: Path, unlisted: list[tuple[Path, OSError]]) -> Iter
         try:
             if entry.is_dir(follow_symlinks=False):
                 stack.append(_listing(entry.path, unlisted))
-            elif is_stream_file(Path(entry.name)) and entry.is_file():
+            elif accept(Path(entry.name)) and entry.is_file():
                 yield Path(entry.path)
         except OSError as exc:  # the entry vanished or cannot be examined
             unlisted.append((Path(entry.path), exc))

@@ -8,6 +8,7 @@ import gzip
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -206,5 +207,34 @@ def test_a_file_larger_than_the_limit_is_refused_without_parsing(
     monkeypatch.setattr(interop, "MAX_FILE", 1000)
     path = tmp_path / "big.yaml"
     path.write_text(cassette(orjson.dumps("data: x\n\n" * 200).decode()))
-    with pytest.raises(InteropError, match="larger than"):
+    with pytest.raises(InteropError, match="is more than 1,000 bytes"):
         read_file(path)
+
+
+def test_a_fifo_or_device_is_refused_without_being_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(InteropError, match="not a regular file"):
+        read_file(fifo)
+    with pytest.raises(InteropError, match="not a regular file"):
+        read_file("/dev/zero")
+
+
+def test_a_folder_is_walked_without_recursion_and_without_following_links() -> None:
+    from inspector.interop.importer import expand_inputs
+
+    top = tempfile.mkdtemp(dir="/tmp")  # short, so the levels fit in PATH_MAX
+    levels = [top]
+    try:
+        for _ in range(1500):  # deeper than the recursion limit; mkdir(parents) recurses
+            levels.append(os.path.join(levels[-1], "d"))
+            os.mkdir(levels[-1])
+        Path(levels[-1], "loop").symlink_to(top)
+        bottom = Path(levels[-1], "bottom.yaml")
+        bottom.write_text(cassette(orjson.dumps("data: x\n\n").decode()))
+        assert [file for file, _ in expand_inputs([top])] == [bottom]
+    finally:  # shutil.rmtree recurses too: remove level by level
+        Path(levels[-1], "loop").unlink(missing_ok=True)
+        Path(levels[-1], "bottom.yaml").unlink(missing_ok=True)
+        for level in reversed(levels):
+            os.rmdir(level)

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..capture import Recording
+from ..capture import Recording, UnreadableInput, open_regular_file
+from ..terminal import safe_path
 from .exchange import Exchange, NotStreaming, to_recording
 from .limits import MAX_FILE, BodyError
 from .sniff import sniff_format
@@ -91,10 +92,13 @@ def read_file(path: str | Path) -> Imported:
     """Convert a cassette or HAR file on disk (raises :class:`InteropError`)."""
     name = str(path)
     try:
-        with Path(path).open("rb") as file:
+        # A FIFO or device is refused unopened; a file over the limit by its size.
+        with open_regular_file(path, safe_path(path), MAX_FILE) as file:
             data = file.read(MAX_FILE + 1)
+    except UnreadableInput as exc:
+        raise InteropError(str(exc)) from None
     except OSError as exc:
-        raise InteropError(f"{name}: cannot read ({exc.strerror or exc})") from None
+        raise InteropError(f"{safe_path(path)}: cannot read ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE:
         raise InteropError(f"{name}: larger than {MAX_FILE // (1024 * 1024)} MiB; not imported")
     return read_bytes(data, name)

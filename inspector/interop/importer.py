@@ -20,6 +20,7 @@ from typing import Final
 
 from ..capture import Recording
 from ..export import render_capture
+from ..library import iter_files_below
 from . import Imported, InteropError, read_file
 from .sniff import sniff_format
 
@@ -78,6 +79,10 @@ def targets_for(result: Imported, out_dir: Path) -> list[tuple[int, Path, Record
 _CANDIDATES: Final = (".yaml", ".yml", ".json", ".har")
 
 
+def _is_candidate(path: Path) -> bool:
+    return path.suffix.lower() in _CANDIDATES
+
+
 def _is_foreign(path: Path) -> bool:
     try:
         with path.open("rb") as file:
@@ -104,8 +109,9 @@ def expand_inputs(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
             found.append((path, Path()))
             continue
         base = [path.resolve().name] if len(given) > 1 else []
-        for file in sorted(p for p in path.rglob("*") if p.suffix.lower() in _CANDIDATES):
-            if file.is_file() and not file.is_symlink() and _is_foreign(file):
+        unlisted: list[tuple[Path, OSError]] = []
+        for file in iter_files_below(path, _is_candidate, unlisted):
+            if not file.is_symlink() and _is_foreign(file):
                 sub = _safe_folder([*base, *file.parent.relative_to(path).parts])
                 found.append((file, sub))
     return found
