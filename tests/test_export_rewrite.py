@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import orjson
+import pytest
 
 from inspector.capture import Recording
 from inspector.core.trace import TransportEnd
@@ -260,3 +261,52 @@ def test_the_transport_error_text_is_scrubbed() -> None:
     end = anonymize(rec).recording.end
     assert end is not None and KEY not in (end.error or "")
     assert (end.reason, end.time) == ("reset", 2.0)
+
+
+# -- the fast path: documents of a shape seen before ------------------------------
+
+
+def _all_bodies() -> list[tuple[str, bytes]]:
+    from pathlib import Path
+
+    from inspector.capture import load_recording
+
+    corpus = Path(__file__).parent / "data" / "export"
+    found = [(p.name, load_recording(p).body) for p in sorted(corpus.iterdir())
+             if p.suffix in (".jsonl", ".sse") and p.name != "planted.json"]  # fmt: skip
+    key = "sk-proj-" + "Q" * 40
+    escaped = key.replace("-", "\\\\u002d")
+    frames = [
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": f'{{"k": "{escaped[:9]}'}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": escaped[9:] + '"}'}},
+        {"type": "content_block_delta", "index": 1,
+         "delta": {"type": "text_delta", "text": "Привет a1 \u00e9 \\ \" mail me@example.org"}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "x"}},
+        {"id": "msg_1", "a1": "b", "a2": "c"}, {"id": "msg_1", "a2": "b", "a1": "c"},
+    ]  # fmt: skip
+    body = b"".join(b"data: " + orjson.dumps(f) + b"\n\n" for f in frames * 3)
+    found.append(("escapes", body))
+    return found
+
+
+@pytest.mark.parametrize("mask", [False, True], ids=["keep", "mask"])
+def test_the_shape_cache_rewrites_exactly_like_reading_every_document_afresh(
+    monkeypatch: pytest.MonkeyPatch, mask: bool
+) -> None:
+    from inspector.export import rewrite
+    from inspector.export.ledger import Context
+    from inspector.export.pseudonyms import Pseudonymizer
+
+    def run(body: bytes) -> tuple[bytes, dict[str, int]]:
+        ctx = Context(Pseudonymizer(b"key"), mask_text=mask)
+        out = rewrite.rewrite_body(body, ctx, whole_json=body.lstrip()[:1] in (b"{", b"["))
+        return out, dict(ctx.ledger.removed)
+
+    bodies = _all_bodies()
+    fast = [run(body) for _, body in bodies]
+    monkeypatch.setattr(rewrite._BodyRewriter, "_by_template", lambda self, joined, base: False)
+    slow = [run(body) for _, body in bodies]
+    for (name, _), a, b in zip(bodies, fast, slow, strict=True):
+        assert a == b, name

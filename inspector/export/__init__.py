@@ -161,15 +161,20 @@ def render_capture(rec: Recording) -> bytes:
     """A recording in its own format: capture JSON Lines, or the raw body."""
     if rec.kind == "raw":
         return rec.body
-    lines = [orjson.dumps(rec.header)]
+    # One growing buffer: a list of orjson's small results would cost a few
+    # KiB of allocation each (tens of times the capture's size).
+    out = bytearray(orjson.dumps(rec.header))
+    out += b"\n"
     for time, data in rec.chunks:
         record = chunk_record(time, data)
         record["t"] = time  # exactly the recorded time, not re-rounded
-        lines.append(orjson.dumps(record))
+        out += orjson.dumps(record)
+        out += b"\n"
     if rec.end is not None:
         end = {"type": "end", "t": rec.end.time, "reason": rec.end.reason, "error": rec.end.error}
-        lines.append(orjson.dumps(end))
-    return b"\n".join(lines) + b"\n"
+        out += orjson.dumps(end)
+        out += b"\n"
+    return bytes(out)
 
 
 def _provider(rec: Recording, requested: str | None) -> str:

@@ -117,29 +117,33 @@ def _unescape(text: str) -> str:
         return codecs.decode(data, "unicode_escape", "backslashreplace")
 
 
-def _capture_body(data: bytes) -> bytes | None:
-    """A capture file's chunks joined (b64 ones decoded); None if not a capture."""
+def _capture_parts(data: bytes) -> tuple[bytes, bytes] | None:
+    """A capture's chunks joined (b64 ones decoded), and its other records; None if not one."""
     pieces = []
+    records = []
     for line in data.splitlines():
         try:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
             return None
         if not isinstance(record, dict) or record.get("type") != "chunk":
-            continue
-        if isinstance(record.get("text"), str):
+            records.append(line)
+        elif isinstance(record.get("text"), str):
             pieces.append(record["text"].encode("utf-8", "surrogatepass"))
         elif isinstance(record.get("b64"), str):
             try:
                 pieces.append(base64.b64decode(record["b64"]))
             except ValueError:
                 continue
-    return b"".join(pieces) if pieces else None
+    if not pieces:
+        return None
+    return b"".join(pieces), b"\n".join(records)
 
 
-def _decodings(text: str, form: str) -> Iterator[tuple[str, str]]:
+def _decodings(text: str, form: str, *, skip_first: bool = False) -> Iterator[tuple[str, str]]:
     """``text`` and what it decodes to, one at a time: ``(form, text)``."""
-    yield form, text
+    if not skip_first:
+        yield form, text
     level = text
     for depth in range(1, UNESCAPE_DEPTH + 1):
         if "\\" not in level:
@@ -152,11 +156,21 @@ def _decodings(text: str, form: str) -> Iterator[tuple[str, str]]:
 
 
 def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
-    """The file and what it says once decoded, one text at a time (bounded memory)."""
-    yield from _decodings(data.decode("utf-8", "replace"), "as is")
-    body = _capture_body(data)
-    if body is not None:
-        yield from _decodings(body.decode("utf-8", "replace"), "stream body")
+    """The file and what it says once decoded, one text at a time (bounded memory).
+
+    A capture's chunk records decode to its stream body, which is read whole
+    (a secret cut across chunks joined again); its other records — the
+    header with the request — are decoded on their own.
+    """
+    yield "as is", data.decode("utf-8", "replace")
+    parts = _capture_parts(data)
+    if parts is None:
+        yield from _decodings(data.decode("utf-8", "replace"), "as is", skip_first=True)
+        return
+    body, records = parts
+    yield from _decodings(records.decode("utf-8", "replace"), "header record")
+    del records
+    yield from _decodings(body.decode("utf-8", "replace"), "stream body")
 
 
 def _needle_leak(

@@ -34,7 +34,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -44,7 +44,7 @@ from .jsonlex import ESC, Units, decode_raw, decode_units, lex, render_unit
 from .ledger import Context
 from .mask import mask_char, mask_json_text, mask_number
 from .pseudonyms import signature_placeholder
-from .rules import NUMBER_MASK_KEYS, Treatment, classify, stream_key
+from .rules import NUMBER_MASK_KEYS, Treatment, classify, discriminator_plan, stream_key
 from .secrets import placeholder
 
 __all__ = ["RewriteError", "data_values", "rewrite_body"]
@@ -120,15 +120,122 @@ def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
         yield spans
 
 
-@dataclass(slots=True)
-class _String:
-    """One JSON string of the body, decoded into units, with their body offsets."""
+# A JSON string: its content is group 1. Outside strings a JSON text has no
+# quotes, so scanning from the start finds exactly its strings, in order.
+_STRING = re.compile(rb'"((?:[^"\\]|\\.)*)"', re.S)
+# The shape of a document: value strings become S, numbers vanish, keys and
+# syntax stay. Documents of one shape have the same strings at the same paths.
+_VALUE_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"(?!\s*:)', re.S)
+_NUMBER_TOKEN = re.compile(rb"(?<=[:\[,\s])-?[0-9][0-9.eE+\-]*")
+_DIGIT = re.compile(rb"[0-9]")
+# Shapes remembered per body (a stream has a handful; a hostile one, many).
+_MAX_TEMPLATES: Final = 4096
+_BLOCK: Final = 1 << 16  # bytes per step of the covered-byte blanking (small: no big temporaries)
+_STREAMED: Final = frozenset({Treatment.TEXT, Treatment.JSON_TEXT, Treatment.PROMPT})
+# --text mask for an ASCII string without escapes: one C call.
+_ASCII_MASK: Final = bytes(
+    0x78 if chr(b).isalpha() else 0x30 if chr(b).isdigit() else b for b in range(128)
+) + bytes(range(128, 256))
 
-    units: Units
-    offsets: list[int]
-    treatment: Treatment
-    # unit index -> the bytes that replace it (same width)
-    edits: dict[int, bytes] = field(default_factory=dict)
+
+class _String:
+    """One JSON string of the body; decoded into units only when an edit needs them.
+
+    ``raw`` is its content on the wire; ``base`` the body offset of its first
+    byte when it sits on one ``data:`` line (``segments`` otherwise). A
+    *simple* string — one line, ASCII, no escape — has one unit per byte, so
+    a whole-string change is written as one ``blob``.
+    """
+
+    __slots__ = ("_offsets", "_units", "base", "blob", "edits", "raw", "segments", "start",
+                 "treatment")  # fmt: skip
+
+    def __init__(
+        self, raw: bytes, base: int, treatment: Treatment,
+        segments: _Segments | None = None, start: int = 0,
+    ) -> None:  # fmt: skip
+        self.raw = raw
+        self.base = base
+        self.treatment = treatment
+        self.segments = segments
+        self.start = start
+        self.edits: dict[int, bytes] = {}  # unit index -> its new bytes (same width)
+        self.blob: bytes | None = None  # the whole new content (simple strings only)
+        self._units: Units | None = None
+        self._offsets: list[int] | None = None
+
+    @property
+    def simple(self) -> bool:
+        return self.segments is None and self.raw.isascii() and b"\\" not in self.raw
+
+    @property
+    def chars(self) -> str:
+        if self._units is None and b"\\" not in self.raw:
+            return self.raw.decode("utf-8", "surrogateescape")
+        return self.units.chars
+
+    @property
+    def units(self) -> Units:
+        if self._units is None:
+            self._units = decode_units(self.raw)
+        return self._units
+
+    @property
+    def offsets(self) -> list[int]:
+        """The body offset of each unit (-1: a ``\\n`` joining two data lines)."""
+        if self._offsets is None:
+            widths = self.units.widths
+            if self.segments is None:
+                self._offsets = list(itertools.accumulate(widths[:-1], initial=self.base))
+                if not widths:
+                    self._offsets = []
+            else:
+                offsets = []
+                at = self.start
+                for width in widths:
+                    offsets.append(self.segments.to_body(at))
+                    at += width
+                self._offsets = offsets
+        return self._offsets
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """Where the strings of one document shape are, and what each is.
+
+    ``count`` strings (keys and values) in document order; ``keys`` to check
+    byte for byte (those with a digit, which the shape does not keep);
+    ``values``: ``(ordinal, path, treatment, plan)`` of every value not kept
+    as is (``plan``: the discriminators of its stream key, for texts).
+    """
+
+    count: int
+    keys: tuple[tuple[int, bytes], ...]
+    values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any], ...]
+
+
+def _template(joined: bytes, root: Any) -> _Template | None:
+    """The template of one parsed document (None if the lexer and the regex disagree)."""
+    result = lex(joined)
+    if result.error is not None:
+        return None
+    strings = [t for t in result.tokens if t.kind != "number"]
+    spans = [m.span(1) for m in _STRING.finditer(joined)]
+    if spans != [(t.start, t.end) for t in strings] or not all(t.terminated for t in strings):
+        return None
+    keys = []
+    values = []
+    for ordinal, token in enumerate(strings):
+        content = joined[token.start : token.end]
+        if token.kind == "key":
+            if _DIGIT.search(content):
+                keys.append((ordinal, content))
+            continue
+        treatment = classify(token.path, _lookup(root, token.path[:-1]), root)
+        if treatment is not Treatment.KEEP:
+            plan = discriminator_plan(token.path, root) if treatment in _STREAMED else None
+            values.append((ordinal, token.path, treatment, plan))
+    return _Template(len(strings), tuple(keys), tuple(values))
 
 
 class _BodyRewriter:
@@ -136,9 +243,13 @@ class _BodyRewriter:
         self.body = body
         self.ctx = ctx
         self.out = bytearray(body)
-        self.covered = bytearray(len(body))  # 1: inside a JSON string already handled
+        # 0xFF: inside a string handled on its own (the final scan skips it).
+        # Kept strings — keys, types, models — are left to that scan.
+        self.covered = bytearray(len(body))
         self.streams: dict[tuple[Any, ...], list[_String]] = {}
         self.singles: list[_String] = []
+        self.templates: dict[tuple[bytes, Any], _Template] = {}
+        self.clean_ids: dict[str, bool] = {}  # id -> holds no secret
 
     # -- 1-3: find, lex and classify -----------------------------------------
 
@@ -151,6 +262,14 @@ class _BodyRewriter:
 
     def _value(self, spans: list[tuple[int, int]]) -> None:
         body = self.body
+        if len(spans) == 1:
+            start, end = spans[0]
+            joined = body[start:end]
+            stripped = joined.strip()
+            if stripped in _SENTINELS or not stripped:
+                return
+            if self._by_template(joined, start):
+                return
         parts = [body[s:e] for s, e in spans]
         joined = b"\n".join(parts)
         if joined.strip() in _SENTINELS or not joined.strip():
@@ -170,43 +289,86 @@ class _BodyRewriter:
             if token.kind == "number":
                 self._number(token.start, token.end, token.path, joined, segments)
                 continue
-            units = decode_units(joined[token.start : token.end])
             if token.kind == "key":
                 treatment = Treatment.KEEP
             else:
                 treatment = classify(token.path, _lookup(root, token.path[:-1]), root)
-            string = self._string(units, token.start, segments, treatment)
-            if treatment in (Treatment.TEXT, Treatment.JSON_TEXT, Treatment.PROMPT):
+            string = self._string(joined[token.start : token.end], token.start, segments, treatment)
+            if treatment in _STREAMED:
                 key = (treatment, *stream_key(token.path, root))
                 self.streams.setdefault(key, []).append(string)
             else:
                 self.singles.append(string)
         if result.error is not None:
             # Past a syntax error nothing is known to be syntax: free text.
-            units = decode_raw(joined[result.error :])
-            string = self._string(units, result.error, segments, Treatment.TEXT)
+            rest = joined[result.error :]
+            string = self._string(rest, result.error, segments, Treatment.TEXT, decode_raw(rest))
             self.singles.append(string)
 
+    def _by_template(self, joined: bytes, base: int) -> bool:
+        """The fast path for a one-line JSON document of a shape seen before."""
+        if b'"data"' in joined or (self.ctx.mask_text and b'"bytes"' in joined):
+            return False  # treatments that depend on a sibling, or numbers to mask
+        try:
+            root: Any = orjson.loads(joined)
+        except orjson.JSONDecodeError:
+            return False
+        if not isinstance(root, dict | list):
+            return False
+        kind = root.get("type") if isinstance(root, dict) else None
+        key = (
+            _NUMBER_TOKEN.sub(b"", _VALUE_STRING.sub(b"S", joined)),
+            kind if isinstance(kind, str) else None,
+        )
+        template = self.templates.get(key)
+        if template is None:
+            template = _template(joined, root)
+            if template is None:
+                return False
+            if len(self.templates) < _MAX_TEMPLATES:
+                self.templates[key] = template
+        spans = [m.span(1) for m in _STRING.finditer(joined)]
+        if len(spans) != template.count:
+            return False
+        for ordinal, content in template.keys:
+            start, end = spans[ordinal]
+            if joined[start:end] != content:
+                return False
+        covered = self.covered
+        for ordinal, path, treatment, plan in template.values:
+            start, end = spans[ordinal]
+            string = _String(joined[start:end], base + start, treatment)
+            covered[base + start : base + end] = b"\xff" * (end - start)
+            if treatment in _STREAMED:
+                self.streams.setdefault((treatment, *stream_key(path, root, plan)), []).append(
+                    string
+                )
+            else:
+                self.singles.append(string)
+        return True
+
     def _string(
-        self, units: Units, start: int, segments: _Segments, treatment: Treatment
+        self,
+        raw: bytes,
+        start: int,
+        segments: _Segments,
+        treatment: Treatment,
+        units: Units | None = None,
     ) -> _String:
+        """A string of a document read by the lexer; ``units`` when it is not JSON content."""
         covered = self.covered
         if len(segments.joined_starts) == 1:
-            # One data line (nearly always): offsets are a running sum.
             base = segments.body_starts[0] + start
-            offsets = list(itertools.accumulate(units.widths[:-1], initial=base))
-            end = base + sum(units.widths)
-            covered[base:end] = b"\x01" * (end - base)
-            return _String(units, offsets if units.widths else [], treatment)
-        offsets = []
-        at = start
-        for width in units.widths:
-            offset = segments.to_body(at)
-            offsets.append(offset)
+            covered[base : base + len(raw)] = b"\xff" * len(raw)
+            string = _String(raw, base, treatment)
+            string._units = units
+            return string
+        string = _String(raw, -1, treatment, segments, start)
+        string._units = units
+        for offset, width in zip(string.offsets, string.units.widths, strict=True):
             if offset >= 0:
-                covered[offset : offset + width] = b"\x01" * width
-            at += width
-        return _String(units, offsets, treatment)
+                covered[offset : offset + width] = b"\xff" * width
+        return string
 
     def _number(
         self, start: int, end: int, path: tuple[str | int, ...], joined: bytes, seg: _Segments
@@ -238,12 +400,18 @@ class _BodyRewriter:
             treatment = string.treatment
             if treatment is Treatment.ID:
                 # A key pasted where an id goes is removed, not given a look-alike.
-                if not self._secrets([string]):
-                    self._replace_whole(string, self.ctx.pseudonym("id", string.units.chars))
+                # (One id repeats in every frame: whether it holds one is asked once.)
+                chars = string.chars
+                clean = self.clean_ids.get(chars)
+                if clean is None:
+                    clean = self.clean_ids[chars] = not find_encoded_secrets(chars)
+                if clean or not self._secrets([string]):
+                    self._replace_whole(string, self.ctx.pseudonym("id", string.chars))
             elif treatment is Treatment.OPAQUE:
-                if string.units.chars:
+                chars = string.chars
+                if chars:
                     self.ctx.ledger.placeholders["signature"] += 1
-                self._replace_whole(string, signature_placeholder(string.units.chars))
+                self._replace_whole(string, signature_placeholder(chars))
             else:
                 self._secrets([string])
                 if treatment is Treatment.TEXT and self.ctx.mask_text:
@@ -251,7 +419,7 @@ class _BodyRewriter:
 
     def _secrets(self, strings: list[_String]) -> bool:
         """Replace every secret in these strings (one text, joined); whether there was one."""
-        text = "".join(s.units.chars for s in strings)
+        text = "".join(s.chars for s in strings)
         matches = find_encoded_secrets(text)
         if not matches:
             return False
@@ -271,6 +439,12 @@ class _BodyRewriter:
         return True
 
     def _mask_text(self, string: _String) -> None:
+        if string.simple and not string.edits:
+            masked = string.raw.translate(_ASCII_MASK)
+            if masked != string.raw:
+                string.blob = masked
+                self.ctx.ledger.masked[_MASK_LABEL[string.treatment]] += 1
+            return
         units = string.units
         changed = False
         for k, ch in enumerate(units.chars):
@@ -284,7 +458,7 @@ class _BodyRewriter:
             self.ctx.ledger.masked[_MASK_LABEL[string.treatment]] += 1
 
     def _mask_json(self, strings: list[_String]) -> None:
-        text = "".join(s.units.chars for s in strings)
+        text = "".join(s.chars for s in strings)
         changes = mask_json_text(text)
         if not changes:
             return
@@ -300,6 +474,11 @@ class _BodyRewriter:
             self.ctx.ledger.masked["tool-arguments"] += len(touched)
 
     def _replace_whole(self, string: _String, new: str) -> None:
+        if string.simple and not string.edits:
+            blob = new.encode("utf-8", "surrogateescape")
+            if len(blob) == len(string.raw):
+                string.blob = blob if blob != string.raw else None
+                return
         units = string.units
         for k, (old, ch) in enumerate(zip(units.chars, new, strict=True)):
             if old != ch:
@@ -314,9 +493,17 @@ class _BodyRewriter:
         out = self.out
         for strings in (*self.streams.values(), self.singles):
             for string in strings:
+                if string.blob is not None:
+                    if len(string.blob) != len(string.raw):
+                        raise RewriteError(f"an edit at byte {string.base} changes its length")
+                    out[string.base : string.base + len(string.raw)] = string.blob
+                if not string.edits:
+                    continue
+                offsets = string.offsets
+                widths = string.units.widths
                 for k, new in string.edits.items():
-                    offset = string.offsets[k]
-                    width = string.units.widths[k]
+                    offset = offsets[k]
+                    width = widths[k]
                     if offset < 0:
                         continue
                     if len(new) != width:
@@ -325,8 +512,24 @@ class _BodyRewriter:
                         )
                     out[offset : offset + width] = new
 
+    def _uncovered_text(self) -> str:
+        """The body with every covered byte made 0xFF: what the final scan reads.
+
+        Done as integer OR in blocks, in C: the covered strings (already
+        scanned, often full of escapes) cost nothing more here.
+        """
+        pieces = []
+        out, covered = self.out, self.covered
+        for at in range(0, len(out), _BLOCK):
+            block = out[at : at + _BLOCK]
+            mask = covered[at : at + _BLOCK]
+            merged = int.from_bytes(block, "little") | int.from_bytes(mask, "little")
+            pieces.append(merged.to_bytes(len(block), "little"))
+        return b"".join(pieces).decode("latin-1")  # one char per byte: offsets stay byte offsets
+
     def scan_outside_strings(self) -> None:
-        text = self.out.decode("latin-1")  # one char per byte: offsets stay byte offsets
+        """Secrets in what no string handled: kept strings, syntax, comments, event names."""
+        text = self._uncovered_text()
         covered = self.covered
         for match in find_encoded_secrets(text):
             if any(covered[match.start : match.end]):
@@ -354,7 +557,7 @@ def _unit_index(strings: list[_String]) -> Callable[[int], tuple[_String, int]]:
     at = 0
     for s in strings:
         starts.append(at)
-        at += len(s.units.chars)
+        at += len(s.chars)
 
     def where(g: int) -> tuple[_String, int]:
         i = bisect.bisect_right(starts, g) - 1

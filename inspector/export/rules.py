@@ -46,6 +46,7 @@ __all__ = [
     "TEXT_KEYS",
     "Treatment",
     "classify",
+    "discriminator_plan",
     "is_id_key",
     "stream_key",
 ]
@@ -135,19 +136,47 @@ def classify(path: tuple[str | int, ...], parent: Any, root: Any) -> Treatment:
     return Treatment.KEEP
 
 
-def stream_key(path: tuple[str | int, ...], root: Any) -> tuple[Any, ...]:
+def discriminator_plan(path: tuple[str | int, ...], root: Any) -> tuple[tuple[str, ...], ...]:
+    """For each step of ``path``, the discriminator fields its object holds.
+
+    Documents of one shape (same keys, same value kinds) share a plan, so
+    :func:`stream_key` can skip looking for the fields that are not there.
+    """
+    plan: list[tuple[str, ...]] = []
+    node = root
+    for step in path:
+        if isinstance(node, Mapping):
+            plan.append(tuple(f for f in _DISCRIMINATORS if f in node))
+            node = node.get(step) if isinstance(step, str) else None
+        else:
+            plan.append(())
+            node = (
+                node[step]
+                if isinstance(node, list) and isinstance(step, int) and step < len(node)
+                else None
+            )
+    return tuple(plan)
+
+
+def stream_key(
+    path: tuple[str | int, ...], root: Any, plan: tuple[tuple[str, ...], ...] | None = None
+) -> tuple[Any, ...]:
     """Which text a string belongs to: equal keys are fragments of one text.
 
     Array positions are replaced by the element's own ``index`` when it has
     one (Chat ``choices``, ``tool_calls``), and each object on the way adds
     the fields that tell parallel texts apart (``index`` of an Anthropic
-    event, ``item_id`` / ``output_index`` of a Responses event…).
+    event, ``item_id`` / ``output_index`` of a Responses event…). ``plan``
+    (:func:`discriminator_plan`) names the fields to look at, step by step.
     """
     key: list[Any] = [root.get("type") if isinstance(root, Mapping) else None]
     node = root
-    for step in path:
+    for i, step in enumerate(path):
         if isinstance(node, Mapping):
-            key.extend((f, node[f]) for f in _DISCRIMINATORS if isinstance(node.get(f), int | str))
+            for f in _DISCRIMINATORS if plan is None else plan[i]:
+                value = node.get(f)
+                if isinstance(value, int | str):
+                    key.append((f, value))
             node = node.get(step) if isinstance(step, str) else None
             key.append(step)
         elif isinstance(node, list) and isinstance(step, int) and step < len(node):
