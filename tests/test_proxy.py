@@ -170,6 +170,31 @@ def test_the_anthropic_sdk_reaches_the_proxy_with_its_base_url_without_v1(
     assert_nothing_holds((SECRET,), proxy.directory)
 
 
+def test_the_google_genai_sdk_streams_through_the_proxy_as_it_does_directly(
+    replay: ReplayServer, proxy: ProxyServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    genai = pytest.importorskip("google.genai")
+    # inspector serve answers Gemini's v1beta paths; the SDK's default version may differ.
+    options = genai.types.HttpOptions(api_version="v1beta")
+
+    def stream(base: str | None) -> list[Any]:
+        if base is not None:
+            options.base_url = base
+        client = genai.Client(api_key=SECRET + "-gemini", http_options=options)
+        chunks = client.models.generate_content_stream(model="text-several-objects", contents="hi")
+        # Each chunk also carries the response headers; their date is the second it was sent.
+        return [chunk.model_dump(exclude={"sdk_http_response"}) for chunk in chunks]
+
+    direct = stream(replay.url)
+    options.base_url = None
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", proxy.url)  # the recipe in docs/proxy.md
+    assert stream(None) == direct
+    (capture,) = captures_in(proxy.directory)
+    assert load_recording(capture).header["request"]["headers"]["x-goog-api-key"] == "[redacted]"
+    assert check_exit(capture) == 0
+    assert_nothing_holds((SECRET,), proxy.directory)
+
+
 # -- failures reach the app as they happened ----------------------------------------------
 
 
