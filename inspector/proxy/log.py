@@ -66,7 +66,7 @@ def flow_line(flow: Flow) -> str:
     """One line for a finished exchange, every client-controlled part escaped."""
     parts = [
         f"#{flow.number}",
-        flow.method,
+        escape_controls(flow.method),
         escape_controls(_cut(flow.path)),
         f"model={escape_controls(_cut(flow.model))}" if flow.model else "model=-",
         str(flow.status) if flow.status is not None else "---",
