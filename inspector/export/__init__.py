@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,18 +197,25 @@ def _provider(rec: Recording, requested: str | None) -> str:
     return provider
 
 
-def _frame_spans(trace: Trace) -> list[tuple[tuple[int, int], range]]:
+def _frame_spans(trace: Trace) -> Iterator[tuple[tuple[int, int], range]]:
     # span_of / chunks_of read the stored columns: no frame is decoded.
     frames = trace.frames
-    return [(frames.span_of(i), frames.chunks_of(i)) for i in range(len(frames))]
+    return ((frames.span_of(i), frames.chunks_of(i)) for i in range(len(frames)))
+
+
+def _same(a: Iterable[Any], b: Iterable[Any]) -> bool:
+    """Whether two sequences are equal, compared item by item (nothing held)."""
+    marker = object()
+    return all(x == y for x, y in itertools.zip_longest(a, b, fillvalue=marker))
 
 
 def _check_chunking(original: Trace, anonymized: Trace) -> str | None:
-    a = [(c.time, len(c.data)) for c in original.chunks]
-    b = [(c.time, len(c.data)) for c in anonymized.chunks]
-    if a != b:
+    if not _same(
+        ((c.time, len(c.data)) for c in original.chunks),
+        ((c.time, len(c.data)) for c in anonymized.chunks),
+    ):
         return "the chunks (count, sizes or times) differ"
-    if _frame_spans(original) != _frame_spans(anonymized):
+    if not _same(_frame_spans(original), _frame_spans(anonymized)):
         return "the SSE frame boundaries differ"
     ends = (original.transport_end, anonymized.transport_end)
     if (ends[0] and ends[0].reason, ends[0] and ends[0].time) != (

@@ -440,9 +440,9 @@ class _BodyRewriter:
 
     def _mask_text(self, string: _String) -> None:
         if string.simple and not string.edits:
-            masked = string.raw.translate(_ASCII_MASK)
-            if masked != string.raw:
-                string.blob = masked
+            blob = string.raw.translate(_ASCII_MASK)
+            if blob != string.raw:
+                string.blob = blob
                 self.ctx.ledger.masked[_MASK_LABEL[string.treatment]] += 1
             return
         units = string.units

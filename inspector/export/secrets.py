@@ -199,7 +199,7 @@ _AFTER: Final = 16 * 1024
 _MAX_WINDOWS: Final = 2048
 
 
-def _literal_positions(low: str, literals: tuple[str, ...]) -> list[int] | None:
+def _literal_positions(low: bytes, literals: tuple[bytes, ...]) -> list[int] | None:
     """Where the literals are in ``low``; None when there are too many to window."""
     found: list[int] = []
     for literal in literals:
@@ -212,11 +212,13 @@ def _literal_positions(low: str, literals: tuple[str, ...]) -> list[int] | None:
     return sorted(found)
 
 
-def _matches(rule: SecretRule, text: str, low: str) -> Iterator[re.Match[str]]:
+def _matches(rule: SecretRule, text: str, low: bytes) -> Iterator[re.Match[str]]:
     """The rule's matches in ``text``: everywhere, or in windows around its literals."""
     size = len(text)
     positions = (
-        _literal_positions(low, _LITERALS.get(rule.name, ())) if size > _WINDOWED_FROM else None
+        _literal_positions(low, _BYTE_LITERALS.get(rule.name, ()))
+        if size > _WINDOWED_FROM
+        else None
     )
     if positions is None:
         yield from rule.pattern.finditer(text)
@@ -240,15 +242,20 @@ def _matches(rule: SecretRule, text: str, low: str) -> Iterator[re.Match[str]]:
 
 
 # Any literal of any rule: one C search turns away nearly every text.
-_ALL_LITERALS: Final = tuple(sorted({lit for lits in _LITERALS.values() for lit in lits}))
-_ANY_LITERAL: Final = re.compile("|".join(re.escape(lit) for lit in _ALL_LITERALS))
+_BYTE_LITERALS: Final = {
+    name: tuple(lit.encode() for lit in lits) for name, lits in _LITERALS.items()
+}
+_ALL_LITERALS: Final = tuple(sorted({lit for lits in _BYTE_LITERALS.values() for lit in lits}))
+_ANY_LITERAL: Final = re.compile(b"|".join(re.escape(lit) for lit in _ALL_LITERALS))
 
 
 def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[SecretMatch]:
     """Every secret in ``text``, without overlaps, in order."""
     if not text:
         return []
-    low = text.lower()
+    # ASCII lower-casing of bytes, one per character (anything else becomes
+    # "?"): str.lower() on a long non-ASCII text would allocate 13 bytes a character.
+    low = text.encode("ascii", "replace").lower()
     # A regex for a short text, substring searches (much faster) for a long one.
     hinted = (
         _ANY_LITERAL.search(low) is not None
@@ -259,7 +266,7 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
         return []
     found: list[SecretMatch] = []
     for rule in rules:
-        literals = _LITERALS.get(rule.name)
+        literals = _BYTE_LITERALS.get(rule.name)
         if literals is not None and not any(literal in low for literal in literals):
             continue
         for m in _matches(rule, text, low):
