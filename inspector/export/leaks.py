@@ -140,10 +140,9 @@ def _capture_parts(data: bytes) -> tuple[bytes, bytes] | None:
     return b"".join(pieces), b"\n".join(records)
 
 
-def _decodings(text: str, form: str, *, skip_first: bool = False) -> Iterator[tuple[str, str]]:
+def _decodings(text: str, form: str) -> Iterator[tuple[str, str]]:
     """``text`` and what it decodes to, one at a time: ``(form, text)``."""
-    if not skip_first:
-        yield form, text
+    yield form, text
     level = text
     for depth in range(1, UNESCAPE_DEPTH + 1):
         if "\\" not in level:
@@ -162,11 +161,12 @@ def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
     (a secret cut across chunks joined again); its other records — the
     header with the request — are decoded on their own.
     """
-    yield "as is", data.decode("utf-8", "replace")
     parts = _capture_parts(data)
     if parts is None:
-        yield from _decodings(data.decode("utf-8", "replace"), "as is", skip_first=True)
+        yield from _decodings(data.decode("utf-8", "replace"), "as is")
         return
+    # Every byte of a capture is in its records or, JSON-escaped once, in its
+    # chunks: the body read as is holds the same text, one escape level down.
     body, records = parts
     yield from _decodings(records.decode("utf-8", "replace"), "header record")
     del records
