@@ -129,8 +129,9 @@ def url_secrets(url: str) -> list[str]:
         parts = urlsplit(url)
     except ValueError:
         return []
-    found = [v for v in (parts.username, parts.password) if v]
-    found += [unquote(v) for v in (parts.username, parts.password) if v]
+    # The password; or, alone (``https://TOKEN@host``), the user name is the credential.
+    userinfo = parts.password or parts.username
+    found = [userinfo, unquote(userinfo)] if userinfo else []
     found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_query(k)]
     return [v for v in dict.fromkeys(found) if v]
 
