@@ -292,6 +292,8 @@ def test_an_http_error_reaches_the_app_unchanged_and_is_recorded_as_failed(
     assert proxied.content == direct.content
     assert proxied.headers.get("retry-after") == direct.headers.get("retry-after")
     (flow,) = proxy.log.flows
+    # An error body with a length is complete for the app before the proxy records its end.
+    wait_for(lambda: not flow.live, "the flow ends")
     assert flow.state == f"failed ({category})"
     assert load_recording(flow.capture).body == direct.content
     assert check_exit(flow.capture) == 0
