@@ -165,7 +165,7 @@ def parse_header(text: str) -> tuple[str, str]:
     if not _FIELD_VALUE.fullmatch(value):
         bad = next(c for c in value if not _FIELD_VALUE.fullmatch(c))
         raise UsageError(
-            f"--header {escape_controls(name.strip())}: the value contains {escape_char(bad)!r}; "
+            f"--header {escape_controls(name.strip())}: the value contains {escape_char(bad)}; "
             "only printable ASCII, spaces and tabs can be sent"
         )
     return name.strip(), value.strip()
