@@ -88,6 +88,13 @@ def build_report(
                 "secrets": len(ledger.secrets),
                 "files": scanned_files,
                 "forms": ["as is", "JSON-escaped", "URL-encoded", "base64"],
+                "decoded": [
+                    "escapes undone x3",
+                    "percent-decoded",
+                    "chunks joined",
+                    "blocks assembled",
+                ],
+                "patterns": "every secret shape, in every decoded form",
                 "found": 0,
             },
         },
