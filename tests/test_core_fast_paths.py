@@ -182,11 +182,12 @@ def _everything(trace: Trace) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("provider", sorted(GENERATORS))
-@pytest.mark.parametrize("batch", [1024, 3])
+@pytest.mark.parametrize(("batch", "part"), [(1024, 256 * 1024), (3, 256 * 1024), (5, 50)])
 def test_feeding_many_chunks_at_once_builds_the_trace_that_feeding_each_builds(
-    provider: str, batch: int, monkeypatch: pytest.MonkeyPatch
+    provider: str, batch: int, part: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(normalizer_module, "_BATCH_FRAMES", batch)  # batches end anywhere
+    monkeypatch.setattr(normalizer_module, "_PART", part)  # chunks over 50 bytes go in parts
     for body in _shuffled_streams(provider, seed=3)[:6]:
         for size in (1 << 20, 4096, 97, 5):
             one_by_one = _everything(_fed(body, provider, size, many=False))
@@ -284,3 +285,18 @@ def test_chunks_added_together_are_the_chunks_added_one_by_one() -> None:
     many.add_many(offsets[2:], [0.2, 0.3, 0.4, 0.5], pieces[2:])
     assert list(many) == list(one) and many.bytes_received == one.bytes_received
     assert many.span(5, 70_012) == one.span(5, 70_012)
+
+
+@pytest.mark.parametrize("crlf", [False, True], ids=["LF", "CRLF"])
+def test_a_chunk_fed_in_parts_gives_the_frames_and_error_of_the_chunk_fed_whole(crlf: bool) -> None:
+    body = decoder_stream(40_000, crlf)
+    long = body[:15_000] + b"data: " + b"y" * 900 + b"\n\n" + body[15_000:]
+    for stream in (body, long, body[:-7], b"\xef\xbb\xbf" + body, body.replace(b"\n", b"\r")):
+        whole = FrameDecoder(max_line=800, max_frame=800)
+        expected = whole.feed(stream, 1.5)
+        for size in (1, 100, 4096, 1 << 20):
+            parts = FrameDecoder(max_line=800, max_frame=800)
+            got = [frame for frames in parts.feed_parts(stream, 1.5, size) for frame in frames]
+            assert got == expected
+            assert repr(parts.error) == repr(whole.error)
+            assert parts.close() == whole.close() and parts.bytes_fed == whole.bytes_fed

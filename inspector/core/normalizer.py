@@ -23,6 +23,8 @@ __all__ = ["Normalizer", "normalize", "stream_id_for"]
 #: Frames :meth:`Normalizer.feed_many` gathers before processing them (bounds the
 #: frames held at once; larger batches gain nothing measurable).
 _BATCH_FRAMES = 1024
+#: A chunk larger than this is decoded in parts of this size by feed_many.
+_PART = 256 * 1024
 
 
 def stream_id_for(*parts: bytes) -> str:
@@ -92,15 +94,23 @@ class Normalizer:
             offsets.append(decoder.bytes_fed)
             times.append(time)
             datas.append(data)
-            frames = decode(data, time)
-            self._extend_last()
-            if frames:
-                pending += frames
-                if len(pending) >= _BATCH_FRAMES:
-                    add_chunks(offsets, times, datas)
-                    offsets, times, datas = [], [], []
-                    self._process(pending)
-                    pending = []
+            if len(data) > _PART:
+                # A file read whole: decoded part by part, its frames processed as they
+                # come (the chunk is recorded first: the frame log checks what is stored).
+                add_chunks(offsets, times, datas)
+                offsets, times, datas = [], [], []
+                parts: Iterable[list[Frame]] = decoder.feed_parts(data, time, _PART)
+            else:
+                parts = (decode(data, time),)
+            for frames in parts:
+                self._extend_last()
+                if frames:
+                    pending += frames
+                    if len(pending) >= _BATCH_FRAMES:
+                        add_chunks(offsets, times, datas)
+                        offsets, times, datas = [], [], []
+                        self._process(pending)
+                        pending = []
             if decoder.error is not None:
                 break
         add_chunks(offsets, times, datas)

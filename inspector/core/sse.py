@@ -43,6 +43,7 @@ a :class:`~inspector.core.trace.Trace` store spans instead of frames.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
@@ -177,6 +178,30 @@ class FrameDecoder:
         """Decode one more piece of the stream; return the frames it completed."""
         ci = self._chunks
         self._chunks += 1
+        return self._feed(chunk, time, ci)
+
+    def feed_parts(self, chunk: bytes, time: float, size: int) -> Iterator[list[Frame]]:
+        """:meth:`feed` for a large chunk, in parts of about ``size`` bytes.
+
+        The same frames, with the same chunk links (every part counts as this
+        one chunk), handed over part by part, so that a caller processing them
+        as they come never holds all the frames of a whole file at once. Each
+        part but the last ends just after an LF, so no line is ever cut and
+        even a size-limit error reads as it would for the whole chunk.
+        """
+        ci = self._chunks
+        self._chunks += 1
+        return self._parts(chunk, time, ci, size)
+
+    def _parts(self, chunk: bytes, time: float, ci: int, size: int) -> Iterator[list[Frame]]:
+        at, end = 0, len(chunk)
+        while at < end:
+            cut = chunk.find(b"\n", at + size - 1)
+            stop = end if cut < 0 else cut + 1
+            yield self._feed(chunk[at:stop], time, ci)
+            at = stop
+
+    def _feed(self, chunk: bytes, time: float, ci: int) -> list[Frame]:
         if self.error is not None or not chunk:
             self._pos += len(chunk)
             return []
