@@ -60,6 +60,10 @@ def loaded_by(*args: str) -> list[str]:
         ["events", str(TINY)],
         ["frames", str(TINY)],
         ["check", "--help"],
+        ["record", "--help"],
+        ["live", "--help"],
+        ["serve", "--help"],
+        ["proxy", "--help"],
     ],
     ids=" ".join,
 )

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..live.headless import exit_code as stream_exit_code
-from ..live.headless import problem_line, secret_warnings, summary_line
 from ..live.options import UsageError, add_live_arguments, feed_from_args
 from ..terminal import escape_controls
 from .common import EXIT_USAGE, error
@@ -30,6 +28,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Show the stream; after the TUI closes, print the same summary as ``record``."""
+    # The stream's machinery (asyncio, the pipeline) loads only to run, not for --help.
+    from ..live.headless import exit_code as stream_exit_code
+    from ..live.headless import problem_line, secret_warnings, summary_line
+
     try:
         feed = feed_from_args(args)
     except UsageError as exc:

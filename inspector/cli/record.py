@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
-from ..live.headless import exit_code as stream_exit_code
-from ..live.headless import problem_line, record, secret_warnings, summary_line
 from ..live.options import UsageError, add_live_arguments, feed_from_args
 from ..terminal import escape_controls, safe_path
 from .common import EXIT_USAGE, error
@@ -32,6 +29,12 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Record; the exit code says how the stream ended."""
+    # The stream's machinery (asyncio, the pipeline) loads only to run, not for --help.
+    import asyncio
+
+    from ..live.headless import exit_code as stream_exit_code
+    from ..live.headless import problem_line, record, secret_warnings, summary_line
+
     try:
         feed = feed_from_args(args)
     except UsageError as exc:

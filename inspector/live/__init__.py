@@ -8,7 +8,21 @@ recorder runs, ``recorder`` writes the capture. See ``docs/live.md``.
 
 from __future__ import annotations
 
-from .feed import LiveFeed
+from typing import TYPE_CHECKING, Any
+
 from .providers import PROVIDER_SPECS, LiveRequest, build_request
 
+if TYPE_CHECKING:
+    from .feed import LiveFeed
+
 __all__ = ["PROVIDER_SPECS", "LiveFeed", "LiveRequest", "build_request"]
+
+
+def __getattr__(name: str) -> Any:
+    # LiveFeed brings httpx (~130 ms): loaded on first use, so the CLI's
+    # parsers and the secret helpers start fast.
+    if name == "LiveFeed":
+        from .feed import LiveFeed
+
+        return LiveFeed
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -43,6 +43,7 @@ from .providers import LiveRequest
 from .recorder import CaptureSink
 from .scrub import SecretScrubber
 from .secrets import is_loopback_url, is_secret_header, redact_headers, redact_url, url_secrets
+from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
 from .transport import make_client, transport_end
 
 __all__ = [
@@ -54,9 +55,6 @@ __all__ = [
     "format_size",
 ]
 
-#: Seconds. Reasoning models may think silently for a long time, so both are generous.
-DEFAULT_TRANSPORT_TIMEOUT: Final = 60.0
-DEFAULT_PROGRESS_TIMEOUT: Final = 120.0
 #: After the terminal event nothing meaningful can come: wait this long for the
 #: server to close before closing ourselves.
 AFTER_TERMINAL_GRACE: Final = 2.0

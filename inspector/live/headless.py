@@ -11,11 +11,13 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Iterator
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..core.trace import Trace
 from ..terminal import escape_controls, safe_path
-from .feed import LiveFeed
+
+if TYPE_CHECKING:
+    from .feed import LiveFeed
 
 __all__ = [
     "EXIT_CANCELLED",

@@ -14,16 +14,19 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 import orjson
 
 from ..terminal import escape_char, escape_controls
-from .feed import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT, LiveFeed
 from .providers import PROVIDER_SPECS, RequestError, build_request
 from .recorder import check_writable
 from .secrets import MissingKey, resolve_key
+from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
+
+if TYPE_CHECKING:  # the feed brings httpx: imported when a feed is made, not for --help
+    from .feed import LiveFeed
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -218,6 +221,8 @@ def default_capture_path(provider: str, model: str, now: datetime | None = None)
 
 def feed_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> LiveFeed:
     """A ready :class:`LiveFeed` from the parsed options (raises :class:`UsageError`)."""
+    from .feed import LiveFeed
+
     env = os.environ if environ is None else environ
     body = _read_json(args.request, "--request") if args.request is not None else None
     if body is not None and not isinstance(body, dict):
