@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import socket
 import struct
-import termios
-from typing import Any, Final
+from typing import Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.utils import get_remote_addr
+
+from ..serve.app import kernel_unsent
 
 __all__ = ["ClientConnections", "break_connection", "registering_protocol", "reset_now"]
 
@@ -58,18 +58,6 @@ def registering_protocol(connections: ClientConnections) -> type[H11Protocol]:
     return RegisteringProtocol
 
 
-def _unsent(sock: Any) -> int:
-    """Bytes the kernel still holds for the socket, not yet acknowledged (Linux, macOS)."""
-    request = getattr(termios, "TIOCOUTQ", None)
-    if sock is None or request is None:
-        return 0
-    try:
-        answer = fcntl.ioctl(sock.fileno(), request, b"\0\0\0\0")
-    except OSError:
-        return 0
-    return int(struct.unpack("i", answer)[0])
-
-
 def _reset(transport: asyncio.Transport) -> None:
     sock = transport.get_extra_info("socket")
     if sock is not None:
@@ -101,7 +89,7 @@ async def break_connection(
     sock = transport.get_extra_info("socket")
     give_up = loop.time() + _DRAIN_LIMIT
     # A reset discards whatever is still queued: let forwarded bytes leave first.
-    while (transport.get_write_buffer_size() or _unsent(sock)) and loop.time() < give_up:
+    while (transport.get_write_buffer_size() or kernel_unsent(sock)) and loop.time() < give_up:
         await asyncio.sleep(0.001)
     if reset:
         _reset(transport)

@@ -10,7 +10,6 @@ and ``Date`` reach the app unchanged.
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import uvicorn
 
 from ..core.trace import TransportEnd
 from ..live.secrets import is_loopback_url
+from ..serve.runner import bind
 from .app import ProxySettings, create_app
 from .connections import ClientConnections, registering_protocol
 from .log import FlowLog
@@ -63,11 +63,6 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family, reuse_port=False)
-
-
 class ProxyServer:
     """The recording proxy on one socket; ``url`` is where it listens."""
 
@@ -92,7 +87,7 @@ class ProxyServer:
         self.connections = ClientConnections()
         self.client = upstream_client(settings)
         self.app = create_app(log, self.client, settings, self.connections)
-        self.socket = _bind(settings.listen_host, port)
+        self.socket = bind(settings.listen_host, port)
         bound_host, bound_port = self.socket.getsockname()[:2]
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
         self.url = f"http://{shown}:{bound_port}"

@@ -55,6 +55,7 @@ __all__ = [
     "HostCheck",
     "allowed_hosts",
     "create_app",
+    "kernel_unsent",
     "recorded_close",
 ]
 
@@ -85,7 +86,7 @@ class Connections(dict[tuple[str, int], asyncio.Transport]):
     """Open connections by client address, so a response can reset its own."""
 
 
-def _kernel_unsent(sock: Any) -> int:
+def kernel_unsent(sock: Any) -> int:
     """Bytes the kernel still holds for this socket, not yet acknowledged (Linux, macOS)."""
     request = getattr(termios, "TIOCOUTQ", None)
     if sock is None or request is None:
@@ -108,7 +109,7 @@ async def _break(connections: Connections, client: tuple[str, int] | None, how: 
     give_up = loop.time() + _DRAIN_LIMIT
     # Every byte written must have reached the client before the break: a reset
     # throws away whatever is still queued, in asyncio's buffer or the kernel's.
-    while (transport.get_write_buffer_size() or _kernel_unsent(sock)) and loop.time() < give_up:
+    while (transport.get_write_buffer_size() or kernel_unsent(sock)) and loop.time() < give_up:
         await asyncio.sleep(0.001)
     if how == "reset":
         if sock is not None:
