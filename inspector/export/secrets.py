@@ -17,6 +17,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from ..credentials import (
+    NOT_SECRET_WORDS,
+    SECRET_HEADER_WORDS,
+    SECRET_HEADERS,
+    is_secret_header,
+)
+
 __all__ = [
     "ALL_RULES",
     "CLIENT_ADDRESS_HEADERS",
@@ -105,26 +112,6 @@ EMAIL_RULE: Final = _rule(
     "email", r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b", "@"
 )
 
-# Headers whose whole value is a secret, whatever their name looks like.
-SECRET_HEADERS: Final = frozenset(
-    {"openai-organization", "openai-project", "anthropic-organization-id", "x-goog-user-project"}
-)
-# A header is a credential by the *shape* of its name: any word (between ``-``,
-# ``_`` or ``.``) containing one of these stems — ``x-api-key``,
-# ``private-token``, ``x-goog-iam-authorization-token``, ``www-authenticate``,
-# ``x-csrf-token``, ``x-amz-security-token``, ``webhook-signature``, ``cookie2``…
-SECRET_HEADER_WORDS: Final = re.compile(
-    r"auth|token|key$|secret|passw|passphrase|cookie|session|credential|signature|"
-    r"^sig$|csrf|xsrf|jwt|bearer|private|hmac|otp$"
-)
-# Words that look like a stem above but name a count, a limit or a host:
-# ``x-ratelimit-remaining-tokens``, ``anthropic-ratelimit-output-tokens-reset``,
-# the HTTP/2 ``:authority``.
-NOT_SECRET_WORDS: Final = re.compile(r"tokens|authority|author|keys?-?count|monkey|turkey")
-# A header about rate limits holds counts and times, never a credential.
-COUNTING_HEADER: Final = re.compile(r"rate-?limit")
-_HEADER_WORD_SPLIT: Final = re.compile(r"[-_.:\s]+")
-
 # Headers that say who the client is: removed too.
 CLIENT_ADDRESS_HEADERS: Final = frozenset(
     {"x-forwarded-for", "x-real-ip", "cf-connecting-ip", "true-client-ip", "forwarded"}
@@ -137,19 +124,6 @@ REQUEST_ID_HEADER: Final = re.compile(
 SECRET_QUERY_PARAMS: Final = frozenset(
     {"key", "api_key", "api-key", "apikey", "access_token", "token", "sig", "signature"}
 )
-
-
-def is_secret_header(name: str) -> bool:
-    """Whether a header's value is a credential, judged by the shape of its name."""
-    lowered = name.strip().lower()
-    if lowered in SECRET_HEADERS:
-        return True
-    if COUNTING_HEADER.search(lowered):
-        return False
-    return any(
-        SECRET_HEADER_WORDS.search(word) and not NOT_SECRET_WORDS.fullmatch(word)
-        for word in _HEADER_WORD_SPLIT.split(lowered)
-    )
 
 
 def header_rule(name: str) -> str | None:

@@ -39,10 +39,11 @@ import orjson
 
 from ..core.normalizer import Normalizer
 from ..core.trace import Trace, TransportEnd
+from ..credentials import is_secret_header
 from .providers import LiveRequest
 from .recorder import CaptureSink
 from .scrub import SecretScrubber
-from .secrets import is_loopback_url, is_secret_header, redact_headers, redact_url, url_secrets
+from .secrets import is_loopback_url, redact_headers, redact_url, url_secrets
 from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
 from .transport import make_client, transport_end
 

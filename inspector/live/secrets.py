@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from ..credentials import is_secret_header
+
 __all__ = [
     "REDACTED",
     "MissingKey",
@@ -30,18 +32,6 @@ __all__ = [
 
 REDACTED: Final = "[redacted]"
 
-#: Header names whose values are always secret.
-SECRET_HEADERS: Final = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key",
-     "cookie", "set-cookie", "openai-organization", "openai-project"}
-)  # fmt: skip
-#: A header with one of these words in its name (split at ``-`` and ``_``) is secret
-#: too; whole words only, so ``x-ratelimit-remaining-tokens`` stays readable.
-_SECRET_WORDS: Final = frozenset(
-    {"key", "apikey", "token", "secret", "password", "credential", "credentials", "auth",
-     "session"}
-)  # fmt: skip
-_WORD_SPLIT: Final = re.compile(r"[-_]")
 #: Query parameters removed from every recorded URL, by name: any name with
 #: one of these words (``api_key``, ``apiKey``, ``X-Amz-Credential``) ...
 _SECRET_QUERY_WORDS: Final = frozenset({"key", "apikey", "sig", "signature", "auth", "token",
@@ -151,12 +141,6 @@ def redact_url(url: str) -> str:
     kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
             if not is_secret_query(k)]  # fmt: skip
     return urlunsplit(parts._replace(netloc=netloc, query=urlencode(kept)))
-
-
-def is_secret_header(name: str) -> bool:
-    """Whether a header's value must never be written."""
-    lowered = name.lower()
-    return lowered in SECRET_HEADERS or not _SECRET_WORDS.isdisjoint(_WORD_SPLIT.split(lowered))
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 from urllib.parse import parse_qsl
 
-from ..live.secrets import SECRET_QUERY, is_secret_header
+from ..credentials import is_secret_header
+from ..live.secrets import SECRET_QUERY
 
 __all__ = [
     "HOP_BY_HOP",
