@@ -212,6 +212,21 @@ def test_each_kind_of_secret_is_found_inside_text(rule: str, secret: str) -> Non
     assert [(m.rule, text[m.start : m.end]) for m in find_secrets(text)] == [(rule, secret)]
 
 
+@pytest.mark.parametrize(
+    ("rule", "secret"), [(rule, s) for rule, values in SECRETS.items() for s in values]
+)
+def test_each_kind_of_secret_is_found_in_a_long_text_wherever_it_sits(
+    rule: str, secret: str
+) -> None:
+    # A long text is searched for the rules' literals in windows: a secret at
+    # the start, at the end, or cut by any window border is found all the same.
+    filler = "lorem ipsum dolor sit amet " * 40_000  # about 1 MB: several windows
+    for at in (0, len(filler), *range(262_144 - 12, 262_144 + 1), 2 * 262_144 - 5):
+        text = f"{filler[:at]} {secret} {filler[at:]}"
+        found = [(m.rule, text[m.start : m.end]) for m in find_secrets(text)]
+        assert found == [(rule, secret)], at
+
+
 def test_a_bearer_token_is_found_without_the_word_bearer() -> None:
     text = "Authorization: Bearer abcdefghijklmnop1234"
     [match] = find_secrets(text)

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from ahocorasick_rs import BytesAhoCorasick
+
 from ..credentials import (
     NOT_SECRET_WORDS,
     SECRET_HEADER_WORDS,
@@ -221,6 +223,36 @@ _BYTE_LITERALS: Final = {
 }
 _ALL_LITERALS: Final = tuple(sorted({lit for lits in _BYTE_LITERALS.values() for lit in lits}))
 _ANY_LITERAL: Final = re.compile(b"|".join(re.escape(lit) for lit in _ALL_LITERALS))
+# A long text is searched for all its longer literals at once, one
+# Aho-Corasick pass (about ten times faster than one ``in`` per literal over a
+# multi-MB output), window by window so that a text made of literals cannot
+# make us hold a match per byte. One-byte literals (``@``, ``?``: every
+# non-ASCII character lower-cases to ``?``) are one ``memchr`` each.
+_SHORT_LITERALS: Final = tuple(lit for lit in _ALL_LITERALS if len(lit) == 1)
+_LONG_LITERALS: Final = tuple(lit for lit in _ALL_LITERALS if len(lit) > 1)
+_AUTOMATON: Final = BytesAhoCorasick(list(_LONG_LITERALS))
+_PASS_WINDOW: Final = 1 << 18
+_LONGEST_LITERAL: Final = max(map(len, _LONG_LITERALS))
+
+
+def _present_literals(low: bytes) -> frozenset[bytes]:
+    """Which of the rules' literals occur in ``low``."""
+    if len(low) < 4096:
+        if _ANY_LITERAL.search(low) is None:
+            return frozenset()
+        return frozenset(lit for lit in _ALL_LITERALS if lit in low)
+    found = {lit for lit in _SHORT_LITERALS if lit in low}
+    seen: set[int] = set()
+    view = memoryview(low)
+    for start in range(0, len(low), _PASS_WINDOW):
+        # Windows overlap by the longest literal less one byte: a literal cut
+        # by one border is whole in the window before it.
+        window = view[start : start + _PASS_WINDOW + _LONGEST_LITERAL - 1]
+        seen.update(m[0] for m in _AUTOMATON.find_matches_as_indexes(window, overlapping=True))
+        if len(seen) == len(_LONG_LITERALS):
+            break
+    found.update(_LONG_LITERALS[i] for i in seen)
+    return frozenset(found)
 
 
 def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[SecretMatch]:
@@ -230,18 +262,13 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
     # ASCII lower-casing of bytes, one per character (anything else becomes
     # "?"): str.lower() on a long non-ASCII text would allocate 13 bytes a character.
     low = text.encode("ascii", "replace").lower()
-    # A regex for a short text, substring searches (much faster) for a long one.
-    hinted = (
-        _ANY_LITERAL.search(low) is not None
-        if len(low) < 4096
-        else any(literal in low for literal in _ALL_LITERALS)
-    )
-    if not hinted and all(rule.name in _LITERALS for rule in rules):
+    present = _present_literals(low)
+    if not present and all(rule.name in _LITERALS for rule in rules):
         return []
     found: list[SecretMatch] = []
     for rule in rules:
         literals = _BYTE_LITERALS.get(rule.name)
-        if literals is not None and not any(literal in low for literal in literals):
+        if literals is not None and present.isdisjoint(literals):
             continue
         for m in _matches(rule, text, low):
             start, end = m.span(rule.group)
