@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import itertools
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +46,7 @@ from .pytest_file import pytest_file_name, render_pytest
 from .report import build_report, report_lines
 from .request import anonymize_header, scrub_text
 from .rewrite import RewriteError, rewrite_body
-from .skeleton import first_difference, skeleton
+from .skeleton import Step, first_difference, skeleton
 
 __all__ = [
     "TEXT_MODES",
@@ -197,33 +197,55 @@ def _provider(rec: Recording, requested: str | None) -> str:
     return provider
 
 
-def _frame_spans(trace: Trace) -> Iterator[tuple[tuple[int, int], range]]:
-    # span_of / chunks_of read the stored columns: no frame is decoded.
+@dataclass(frozen=True)
+class _Layout:
+    """What anonymizing must keep of a stream besides its skeleton, held compactly.
+
+    Chunk times and sizes, the trace's chunk count and bytes, every frame's
+    span and chunks, and the transport's end — in flat arrays, so the
+    original's can be kept while its trace is freed, and two compared in C.
+    """
+
+    chunk_times: array[float]
+    chunk_sizes: array[int]
+    chunk_totals: tuple[int, int]
+    frames: array[int]
+    end: tuple[str | None, float | None]
+    skeleton: list[Step]
+
+
+def _layout(rec: Recording, trace: Trace) -> _Layout:
+    """The layout of ``trace``, normalized from ``rec``."""
     frames = trace.frames
-    return ((frames.span_of(i), frames.chunks_of(i)) for i in range(len(frames)))
+    spans = array("q")
+    for i in range(len(frames)):  # span_of / chunks_of read the stored columns: nothing decoded
+        start, end = frames.span_of(i)
+        chunks = frames.chunks_of(i)
+        spans.extend((start, end, chunks.start, chunks.stop))
+    ended = trace.transport_end
+    return _Layout(
+        array("d", [time for time, _ in rec.chunks]),
+        array("q", [len(data) for _, data in rec.chunks]),
+        (len(trace.chunks), trace.chunks.stored_bytes),
+        spans,
+        (ended.reason, ended.time) if ended is not None else (None, None),
+        skeleton(trace),
+    )
 
 
-def _same(a: Iterable[Any], b: Iterable[Any]) -> bool:
-    """Whether two sequences are equal, compared item by item (nothing held)."""
-    marker = object()
-    return all(x == y for x, y in itertools.zip_longest(a, b, fillvalue=marker))
-
-
-def _check_chunking(original: Trace, anonymized: Trace) -> str | None:
-    if not _same(
-        ((c.time, len(c.data)) for c in original.chunks),
-        ((c.time, len(c.data)) for c in anonymized.chunks),
+def _difference(original: _Layout, exported: _Layout) -> str | None:
+    """How the anonymized stream's layout differs from the original's; None if it does not."""
+    if (original.chunk_times, original.chunk_sizes, original.chunk_totals) != (
+        exported.chunk_times,
+        exported.chunk_sizes,
+        exported.chunk_totals,
     ):
         return "the chunks (count, sizes or times) differ"
-    if not _same(_frame_spans(original), _frame_spans(anonymized)):
+    if original.frames != exported.frames:
         return "the SSE frame boundaries differ"
-    ends = (original.transport_end, anonymized.transport_end)
-    if (ends[0] and ends[0].reason, ends[0] and ends[0].time) != (
-        ends[1] and ends[1].reason,
-        ends[1] and ends[1].time,
-    ):
+    if original.end != exported.end:
         return "the transport end differs"
-    return None
+    return first_difference(original.skeleton, exported.skeleton)
 
 
 def assembled_texts(trace: Trace) -> list[tuple[str, str]]:
@@ -271,6 +293,19 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     Raises :class:`ExportError` for bad input, a skeleton or chunking
     difference, or a removed secret found again in an output.
     """
+    prepared, original = _prepare(rec, options, keep_original=True)
+    assert original is not None
+    return dataclasses.replace(prepared, original=original)
+
+
+def _prepare(
+    rec: Recording, options: ExportOptions, *, keep_original: bool
+) -> tuple[PreparedExport, Trace | None]:
+    """:func:`prepare_export` and the original trace (None without ``keep_original``).
+
+    Without ``keep_original`` the original trace is freed as soon as its
+    layout is known, so two traces are never held at once.
+    """
     if options.text not in TEXT_MODES:
         raise ExportError(f"--text must be one of {', '.join(TEXT_MODES)}, not {options.text!r}")
     damage = [p for p in rec.problems if "no end record" not in p]
@@ -284,13 +319,16 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
         names["pytest"] = pytest_file_name(options.test_prefix + name)
     names["report"] = name + ".report.json"
 
-    original = trace_recording(rec, provider)
+    first = trace_recording(rec, provider)
+    before = _layout(rec, first)
+    original = first if keep_original else None
+    del first  # without keep_original, freed before the second trace is built
     done = anonymize(rec, mask_text=options.text == "mask", keep_request=options.keep_request)
     capture_bytes = render_capture(done.recording)
-    exported = trace_recording(parse_recording(capture_bytes, names["capture"]), provider)
-    problem = _check_chunking(original, exported) or first_difference(
-        skeleton(original), skeleton(exported)
-    )
+    parsed = parse_recording(capture_bytes, names["capture"])
+    exported = trace_recording(parsed, provider)
+    problem = _difference(before, _layout(parsed, exported))
+    del parsed, before
     if problem is not None:
         raise ExportError(
             f"{safe_path(rec.path)}: the anonymized capture does not normalize like the original "
@@ -299,8 +337,9 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
 
     files: dict[str, bytes] = {
         names["capture"]: capture_bytes,
-        names["events"]: b"".join(orjson.dumps(e) + b"\n" for e in exported.events),
+        names["events"]: b"".join(exported.events.json_lines()),
     }
+    del capture_bytes
     option_words = f"--text {options.text}" + (" --keep-request" if options.keep_request else "")
     if options.pytest:
         files[names["pytest"]] = render_pytest(
@@ -329,7 +368,8 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
             f"{safe_path(rec.path)}: a secret would still be in the output "
             f"({leaks[0]}); nothing was written"
         )
-    return PreparedExport(names, files, report, original, exported, done.ledger)
+    prepared = PreparedExport(names, files, report, original or exported, exported, done.ledger)
+    return prepared, original
 
 
 def export_recording(
@@ -344,7 +384,7 @@ def export_recording(
             f"{safe_path(rec.path)}: the export would overwrite its own input; "
             "choose another output directory"
         )
-    prepared = prepare_export(rec, options)
+    prepared, _ = _prepare(rec, options, keep_original=False)
     written: dict[str, Path] = {}
     try:
         check_output_dir(out)
