@@ -141,6 +141,7 @@ def anonymize(rec: Recording, *, mask_text: bool = False, keep_request: bool = F
     whole_json = body.lstrip()[:1] in (b"{", b"[")
     try:
         new_body = rewrite_body(body, ctx, whole_json=whole_json)
+        del body  # the joined original: not needed past the rewrite
     except RewriteError as exc:
         raise ExportError(
             f"{safe_path(rec.path)}: internal error while rewriting the stream: {exc}"

@@ -518,14 +518,14 @@ class _BodyRewriter:
         Done as integer OR in blocks, in C: the covered strings (already
         scanned, often full of escapes) cost nothing more here.
         """
-        pieces = []
         out, covered = self.out, self.covered
+        merged = bytearray(len(out))  # filled in place: no list of pieces to join
         for at in range(0, len(out), _BLOCK):
             block = out[at : at + _BLOCK]
             mask = covered[at : at + _BLOCK]
-            merged = int.from_bytes(block, "little") | int.from_bytes(mask, "little")
-            pieces.append(merged.to_bytes(len(block), "little"))
-        return b"".join(pieces).decode("latin-1")  # one char per byte: offsets stay byte offsets
+            value = int.from_bytes(block, "little") | int.from_bytes(mask, "little")
+            merged[at : at + len(block)] = value.to_bytes(len(block), "little")
+        return merged.decode("latin-1")  # one char per byte: offsets stay byte offsets
 
     def scan_outside_strings(self) -> None:
         """Secrets in what no string handled: kept strings, syntax, comments, event names."""
@@ -577,7 +577,11 @@ def rewrite_body(body: bytes, ctx: Context, *, whole_json: bool = False) -> byte
     rewriter.decide()
     rewriter.apply()
     rewriter.scan_outside_strings()
-    out = bytes(rewriter.out)
+    # Free the rewriter's strings and masks before the result is copied out.
+    edited = rewriter.out
+    del rewriter
+    out = bytes(edited)
+    del edited
     if len(out) != len(body):
         raise RewriteError(f"the body changed length ({len(body)} -> {len(out)} bytes)")
     return out
