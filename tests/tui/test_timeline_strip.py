@@ -126,3 +126,12 @@ async def test_dragging_along_the_strip_scrubs_and_hovering_does_not() -> None:
             strip.post_message(move(x, 1))
             await pilot.pause()
             assert screen.cursor.position == x
+
+
+async def test_an_http_error_without_a_stream_says_so_instead_of_waiting() -> None:
+    app = app_for(ROOT / "captures" / "openai-chat" / "http-429-rate-limited.jsonl")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        strip = app.screen.query_one(GapStrip)
+        labels = strip.labels(strip.buckets(), strip.size.width).plain
+        assert labels == "no frames: the response had no stream"

@@ -212,7 +212,10 @@ class GapStrip(Widget):
         index = self.index
         line = Text(no_wrap=True, overflow="crop", end="")
         if not buckets.starts:
-            line.append("no frames yet", "dim")
+            ended = index.trace.transport_end is not None
+            line.append(
+                "no frames: the response had no stream" if ended else "no frames yet", "dim"
+            )
             return line
         if not index.timed:
             line.append("no timing recorded: every gap is unknown", "dim")
