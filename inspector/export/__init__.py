@@ -326,6 +326,8 @@ def _prepare(
     del first  # without keep_original, freed before the second trace is built
     done = anonymize(rec, mask_text=options.text == "mask", keep_request=options.keep_request)
     capture_bytes = render_capture(done.recording)
+    ledger = done.ledger
+    del done  # the anonymized chunks live on in capture_bytes
     parsed = parse_recording(capture_bytes, names["capture"])
     exported = trace_recording(parsed, provider)
     problem = _difference(before, _layout(parsed, exported))
@@ -357,19 +359,19 @@ def _prepare(
         provider=provider,
         options={"text": options.text, "keep_request": options.keep_request},
         files=names,
-        ledger=done.ledger,
+        ledger=ledger,
         trace=exported,
-        recording=done.recording,
+        recording=rec,  # its chunk times: verified equal to the anonymized capture's
         scanned_files=len(files) + 1,
     )
     files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
-    leaks = scan_outputs(files, done.ledger.secrets, assembled_texts(exported))
+    leaks = scan_outputs(files, ledger.secrets, assembled_texts(exported))
     if leaks:
         raise ExportError(
             f"{safe_path(rec.path)}: a secret would still be in the output "
             f"({leaks[0]}); nothing was written"
         )
-    prepared = PreparedExport(names, files, report, original or exported, exported, done.ledger)
+    prepared = PreparedExport(names, files, report, original or exported, exported, ledger)
     return prepared, original
 
 

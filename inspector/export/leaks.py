@@ -44,6 +44,8 @@ _MIN_ENCODED: Final = 8
 #: How many times escapes are undone when looking for a secret.
 UNESCAPE_DEPTH: Final = 3
 _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+# What bytes.splitlines() breaks a line at.
+_LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
 
 def masked_preview(value: str) -> str:
@@ -117,11 +119,24 @@ def _unescape(text: str) -> str:
         return codecs.decode(data, "unicode_escape", "backslashreplace")
 
 
+def _lines(data: bytes) -> Iterator[bytes]:
+    """``data.splitlines()`` one line at a time: no list of every line held at once."""
+    at = 0
+    size = len(data)
+    while at < size:
+        match = _LINE_BREAK.search(data, at)
+        if match is None:
+            yield data[at:]
+            return
+        yield data[at : match.start()]
+        at = match.end()
+
+
 def _capture_parts(data: bytes) -> tuple[bytes, bytes] | None:
     """A capture's chunks joined (b64 ones decoded), and its other records; None if not one."""
     pieces = []
     records = []
-    for line in data.splitlines():
+    for line in _lines(data):
         try:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
