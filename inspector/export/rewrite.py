@@ -327,18 +327,22 @@ class _BodyRewriter:
                 return False
             if len(self.templates) < _MAX_TEMPLATES:
                 self.templates[key] = template
-        spans = [m.span(1) for m in _STRING.finditer(joined)]
-        if len(spans) != template.count:
+        # One C pass: the bytes between strings and the strings' contents
+        # alternate, string n's content at 2n+1 (the matches finditer gives).
+        parts = _STRING.split(joined)
+        if len(parts) != 2 * template.count + 1:
             return False
         for ordinal, content in template.keys:
-            start, end = spans[ordinal]
-            if joined[start:end] != content:
+            if parts[2 * ordinal + 1] != content:
                 return False
+        # Where each part ends, quotes not counted: string n starts 2n+1 bytes later.
+        ends = list(itertools.accumulate(map(len, parts)))
         covered = self.covered
         for ordinal, path, treatment, plan in template.values:
-            start, end = spans[ordinal]
-            string = _String(joined[start:end], base + start, treatment)
-            covered[base + start : base + end] = b"\xff" * (end - start)
+            raw = parts[2 * ordinal + 1]
+            start = base + ends[2 * ordinal] + 2 * ordinal + 1
+            string = _String(raw, start, treatment)
+            covered[start : start + len(raw)] = b"\xff" * len(raw)
             if treatment in _STREAMED:
                 self.streams.setdefault((treatment, *stream_key(path, root, plan)), []).append(
                     string

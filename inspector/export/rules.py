@@ -163,25 +163,28 @@ def stream_key(
 ) -> tuple[Any, ...]:
     """Which text a string belongs to: equal keys are fragments of one text.
 
+    ``root`` is a document as :func:`orjson.loads` returns it.
     Array positions are replaced by the element's own ``index`` when it has
     one (Chat ``choices``, ``tool_calls``), and each object on the way adds
     the fields that tell parallel texts apart (``index`` of an Anthropic
     event, ``item_id`` / ``output_index`` of a Responses event…). ``plan``
     (:func:`discriminator_plan`) names the fields to look at, step by step.
     """
-    key: list[Any] = [root.get("type") if isinstance(root, Mapping) else None]
+    # Documents come from orjson: exact ``dict`` checks, much cheaper per
+    # string than the ``Mapping`` ABC's (this runs for every text fragment).
+    key: list[Any] = [root.get("type") if isinstance(root, dict) else None]
     node = root
     for i, step in enumerate(path):
-        if isinstance(node, Mapping):
+        if isinstance(node, dict):
             for f in _DISCRIMINATORS if plan is None else plan[i]:
                 value = node.get(f)
-                if isinstance(value, int | str):
+                if isinstance(value, (int, str)):
                     key.append((f, value))
             node = node.get(step) if isinstance(step, str) else None
             key.append(step)
         elif isinstance(node, list) and isinstance(step, int) and step < len(node):
             element = node[step]
-            own = element.get("index") if isinstance(element, Mapping) else None
+            own = element.get("index") if isinstance(element, dict) else None
             key.append(own if isinstance(own, int) else step)
             node = element
         else:
