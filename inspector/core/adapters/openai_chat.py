@@ -106,15 +106,7 @@ class OpenAIChatAdapter(Adapter):
         if "error" in chunk and isinstance(chunk["error"], dict):  # `in`: no error, no lookup
             out.append(fail_from_error_object(chunk["error"]))
             return out
-        model = chunk.get("model")
-        if isinstance(model, str):
-            self.model = model
-        response_id = chunk.get("id")
-        if isinstance(response_id, str):
-            self.response_id = response_id
-        usage = chunk.get("usage")
-        if isinstance(usage, dict):
-            self.usage = normalize_usage(usage)
+        self._note(chunk)
         choices = chunk.get("choices")
         if isinstance(choices, list):
             for choice in choices:
@@ -146,17 +138,20 @@ class OpenAIChatAdapter(Adapter):
             return None
         if "error" in data and isinstance(data["error"], dict):
             return None
-        # What feed records of any chunk, recorded the same way.
-        model = data.get("model")
+        self._note(data)
+        return text
+
+    def _note(self, chunk: dict[str, Any]) -> None:
+        """What every chunk may update: the model, the response id, the usage."""
+        model = chunk.get("model")
         if isinstance(model, str):
             self.model = model
-        response_id = data.get("id")
+        response_id = chunk.get("id")
         if isinstance(response_id, str):
             self.response_id = response_id
-        usage = data.get("usage")
+        usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = normalize_usage(usage)
-        return text
 
     def eof_note(self) -> str | None:
         """Say when a finish_reason came but ``[DONE]`` never did."""
