@@ -20,7 +20,7 @@ import uvicorn
 
 from ..core.trace import TransportEnd
 from ..live.secrets import is_loopback_url
-from ..serve.runner import bind
+from ..serve.runner import bind, start_in_thread
 from .app import ProxySettings, create_app
 from .connections import ClientConnections, registering_protocol
 from .log import FlowLog
@@ -140,15 +140,9 @@ class ProxyServer:
         """Serve in a background thread with its own event loop; returns once listening."""
         import asyncio
 
-        self._thread = threading.Thread(
-            target=lambda: asyncio.run(self.serve()), name="inspector-proxy", daemon=True
+        self._thread = start_in_thread(
+            self.server, lambda: asyncio.run(self.serve()), "inspector-proxy"
         )
-        self._thread.start()
-        pause = threading.Event()
-        while not self.server.started and self._thread.is_alive():
-            pause.wait(0.005)
-        if not self.server.started:
-            raise RuntimeError("the proxy did not start")
         return self
 
     def stop(self) -> None:

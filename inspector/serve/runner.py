@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 import uvicorn
@@ -102,6 +103,22 @@ def bind(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, reuse_port=False)
 
 
+def start_in_thread(server: Any, target: Callable[[], object], name: str) -> threading.Thread:
+    """Run ``target`` (which serves ``server``, a uvicorn server) in a daemon thread.
+
+    Returns once the server accepts connections; raises RuntimeError if the
+    thread ended before it did.
+    """
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    pause = threading.Event()
+    while not server.started and thread.is_alive():
+        pause.wait(0.005)
+    if not server.started:
+        raise RuntimeError(f"{name} did not start")
+    return thread
+
+
 class ReplayServer:
     """The replay server on one socket; ``url`` is where it listens."""
 
@@ -153,13 +170,7 @@ class ReplayServer:
 
     def start(self) -> ReplayServer:
         """Serve in a background thread; returns once it accepts connections."""
-        self._thread = threading.Thread(target=self.run, name="inspector-serve", daemon=True)
-        self._thread.start()
-        pause = threading.Event()
-        while not self.server.started and self._thread.is_alive():
-            pause.wait(0.005)
-        if not self.server.started:
-            raise RuntimeError("the replay server did not start")
+        self._thread = start_in_thread(self.server, self.run, "inspector-serve")
         return self
 
     def stop(self) -> None:
