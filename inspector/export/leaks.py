@@ -132,9 +132,10 @@ def _lines(data: bytes) -> Iterator[bytes]:
         at = match.end()
 
 
-def _capture_parts(data: bytes) -> tuple[bytes, bytes] | None:
+def _capture_parts(data: bytes) -> tuple[bytearray, bytes] | None:
     """A capture's chunks joined (b64 ones decoded), and its other records; None if not one."""
-    pieces = []
+    body = bytearray()  # grown in place: no list of every chunk next to their join
+    chunks = 0
     records = []
     for line in _lines(data):
         try:
@@ -144,15 +145,17 @@ def _capture_parts(data: bytes) -> tuple[bytes, bytes] | None:
         if not isinstance(record, dict) or record.get("type") != "chunk":
             records.append(line)
         elif isinstance(record.get("text"), str):
-            pieces.append(record["text"].encode("utf-8", "surrogatepass"))
+            body += record["text"].encode("utf-8", "surrogatepass")
+            chunks += 1
         elif isinstance(record.get("b64"), str):
             try:
-                pieces.append(base64.b64decode(record["b64"]))
+                body += base64.b64decode(record["b64"])
             except ValueError:
                 continue
-    if not pieces:
+            chunks += 1
+    if not chunks:
         return None
-    return b"".join(pieces), b"\n".join(records)
+    return body, b"\n".join(records)
 
 
 def _decodings(text: str, form: str) -> Iterator[tuple[str, str]]:
@@ -183,9 +186,12 @@ def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
     # Every byte of a capture is in its records or, JSON-escaped once, in its
     # chunks: the body read as is holds the same text, one escape level down.
     body, records = parts
+    del parts
     yield from _decodings(records.decode("utf-8", "replace"), "header record")
     del records
-    yield from _decodings(body.decode("utf-8", "replace"), "stream body")
+    text = body.decode("utf-8", "replace")
+    del body  # only its text is read from here on
+    yield from _decodings(text, "stream body")
 
 
 def _needle_leak(

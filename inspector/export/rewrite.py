@@ -147,7 +147,7 @@ class _String:
     a whole-string change is written as one ``blob``.
     """
 
-    __slots__ = ("_offsets", "_units", "base", "blob", "edits", "raw", "segments", "start",
+    __slots__ = ("_edits", "_offsets", "_units", "base", "blob", "raw", "segments", "start",
                  "treatment")  # fmt: skip
 
     def __init__(
@@ -159,10 +159,23 @@ class _String:
         self.treatment = treatment
         self.segments = segments
         self.start = start
-        self.edits: dict[int, bytes] = {}  # unit index -> its new bytes (same width)
+        # An empty dict is 64 bytes, and a stream has several strings a frame.
+        self._edits: dict[int, bytes] | None = None
         self.blob: bytes | None = None  # the whole new content (simple strings only)
         self._units: Units | None = None
         self._offsets: list[int] | None = None
+
+    @property
+    def edits(self) -> dict[int, bytes]:
+        """Unit index -> its new bytes (same width); made on first use."""
+        if self._edits is None:
+            self._edits = {}
+        return self._edits
+
+    @property
+    def edited(self) -> bool:
+        """Whether any unit has an edit (without making the dict)."""
+        return bool(self._edits)
 
     @property
     def simple(self) -> bool:
@@ -443,7 +456,7 @@ class _BodyRewriter:
         return True
 
     def _mask_text(self, string: _String) -> None:
-        if string.simple and not string.edits:
+        if string.simple and not string.edited:
             blob = string.raw.translate(_ASCII_MASK)
             if blob != string.raw:
                 string.blob = blob
@@ -478,7 +491,7 @@ class _BodyRewriter:
             self.ctx.ledger.masked["tool-arguments"] += len(touched)
 
     def _replace_whole(self, string: _String, new: str) -> None:
-        if string.simple and not string.edits:
+        if string.simple and not string.edited:
             blob = new.encode("utf-8", "surrogateescape")
             if len(blob) == len(string.raw):
                 string.blob = blob if blob != string.raw else None
@@ -501,7 +514,7 @@ class _BodyRewriter:
                     if len(string.blob) != len(string.raw):
                         raise RewriteError(f"an edit at byte {string.base} changes its length")
                     out[string.base : string.base + len(string.raw)] = string.blob
-                if not string.edits:
+                if not string.edited:
                     continue
                 offsets = string.offsets
                 widths = string.units.widths
@@ -515,6 +528,13 @@ class _BodyRewriter:
                             f"an edit at byte {offset} would turn {width} bytes into {len(new)}"
                         )
                     out[offset : offset + width] = new
+
+    def release_strings(self) -> None:
+        """Drop every string and template once applied (most of the rewriter's memory)."""
+        self.streams = {}
+        self.singles = []
+        self.templates = {}
+        self.clean_ids = {}
 
     def _uncovered_text(self) -> str:
         """The body with every covered byte made 0xFF: what the final scan reads.
@@ -580,6 +600,7 @@ def rewrite_body(body: bytes, ctx: Context, *, whole_json: bool = False) -> byte
     rewriter.collect(whole_json)
     rewriter.decide()
     rewriter.apply()
+    rewriter.release_strings()  # the final scan reads only the bytes and the covered mask
     rewriter.scan_outside_strings()
     # Free the rewriter's strings and masks before the result is copied out.
     edited = rewriter.out
