@@ -17,7 +17,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_provider_option, error
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    add_provider_option,
+    error,
+    positive_int,
+)
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -31,16 +38,6 @@ _POOL_MIN_BYTES: Final = 4 << 20
 
 #: One file's report: lines for stdout (False) or stderr (True), and its status.
 Report = tuple[list[tuple[bool, str]], int]
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of processes >= 1, got {text!r}")
-    return value
 
 
 def default_jobs() -> int:
@@ -67,7 +64,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "-j",
         "--jobs",
-        type=_jobs,
+        type=positive_int,
         default=None,
         metavar="N",
         help="check files in N processes (default: one per CPU; 1: in this process)",

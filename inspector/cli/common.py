@@ -52,6 +52,23 @@ def port_number(text: str) -> int:
     return int(text)
 
 
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: a whole number >= 1 in ASCII digits (not ``1_0`` or ``١٢``)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return int(text)
+
+
+def positive_size(text: str) -> int:
+    """An ``argparse`` type: a size above 0 such as ``65536``, ``512K`` or ``1M``."""
+    from ..live.options import parse_size  # the sizes record --max-bytes takes
+
+    value = parse_size(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"expected a size above 0, got {text!r}")
+    return value
+
+
 def say(text: object) -> None:
     """Print one line of (possibly untrusted) text on stdout, escaped."""
     print(escape_controls(text))

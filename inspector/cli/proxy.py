@@ -10,20 +10,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..terminal import escape_controls, safe_path
-from .common import EXIT_OK, EXIT_USAGE, error, port_number
+from .common import EXIT_OK, EXIT_USAGE, error, port_number, positive_size
 
 DEFAULT_PORT = 8790
 DEFAULT_DIRECTORY = "proxy-captures"
-
-
-def _size(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a size in bytes >= 1, got {text!r}")
-    return value
 
 
 def register(sub: Any) -> None:
@@ -76,7 +66,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "--max-body",
-        type=_size,
+        type=positive_size,
         default=None,
         metavar="BYTES",
         help="refuse request bodies larger than this with 413 (default 32 MiB)",

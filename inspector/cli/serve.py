@@ -7,22 +7,7 @@ import sys
 from typing import Any
 
 from ..terminal import escape_controls
-from .common import EXIT_OK, EXIT_USAGE, error
-
-
-def _port(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 65535):
-        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {text!r}")
-    return int(text)
-
-
-def _size(text: str) -> int:
-    from ..live.options import parse_size  # the same sizes as record --max-bytes
-
-    value = parse_size(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"expected a size above 0, got {text!r}")
-    return value
+from .common import EXIT_OK, EXIT_USAGE, error, port_number, positive_size
 
 
 def _speed(text: str) -> float:
@@ -51,12 +36,15 @@ def register(sub: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
     parser.add_argument(
-        "--port", type=_port, default=8765, help="port (0: any free port; default %(default)s)"
+        "--port",
+        type=port_number,
+        default=8765,
+        help="port (0: any free port; default %(default)s)",
     )
     parser.add_argument(
         "--max-body",
         metavar="SIZE",
-        type=_size,
+        type=positive_size,
         default=1 << 20,
         help="refuse request bodies larger than SIZE with 413 (K, M: KiB, MiB; default 1M)",
     )
