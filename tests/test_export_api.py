@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from inspector.capture import load_recording
@@ -52,6 +53,23 @@ def test_prepare_export_writes_nothing(tmp_path: Path) -> None:
     assert sorted(prepared.names) == ["capture", "events", "pytest", "report"]
     assert set(prepared.files) == set(prepared.names.values())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["keep", "mask"])
+def test_writing_an_export_gives_the_files_prepare_export_renders(
+    tmp_path: Path, text: str
+) -> None:
+    # export_capture frees the original trace early; prepare_export keeps it.
+    # Both must render the same bytes, and the events file must be exactly
+    # what each event dumps to.
+    options = ExportOptions(text=text, pytest=True)
+    for source in sorted(CORPUS.glob("*-planted.*")):
+        prepared = prepare_export(load_recording(source), options)
+        written = export_capture(source, tmp_path / source.name, options)
+        for role, path in written.files.items():
+            assert path.read_bytes() == prepared.files[prepared.names[role]], (source.name, role)
+        events = b"".join(orjson.dumps(e) + b"\n" for e in prepared.exported.events)
+        assert prepared.files[prepared.names["events"]] == events, source.name
 
 
 @pytest.mark.parametrize(

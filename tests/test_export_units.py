@@ -332,6 +332,22 @@ def test_a_secret_split_across_two_b64_chunks_of_a_capture_is_found() -> None:
     assert [leak.form for leak in scan_outputs({"c.jsonl": capture}, {secret: "github-token"})]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_secret_cut_across_text_chunks_is_found_whatever_ends_the_capture_lines(
+    newline: str,
+) -> None:
+    secret = "sk-proj-" + "Q" * 40
+    body = f"data: {secret}\n\n"
+    cut = body.index("QQQ")
+    lines = [{"type": "header", "format": "llm-stream-capture"},
+             {"type": "chunk", "t": 0, "text": body[:cut]},
+             {"type": "chunk", "t": 1, "text": body[cut:]}]  # fmt: skip
+    capture = "".join(json.dumps(line) + newline for line in lines).encode()
+    [leak] = scan_outputs({"c.jsonl": capture}, {secret: "openai-key"})
+    where = (leak.file, leak.rule, leak.form)
+    assert where == ("c.jsonl", "openai-key", "as is, in the stream body")
+
+
 def test_a_leak_report_never_contains_the_secret() -> None:
     secret = "sk-proj-" + "S" * 40
     [leak] = scan_outputs({"f": f'{{"x": "{secret}"}}'.encode()}, {secret: "openai-key"})
