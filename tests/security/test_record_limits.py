@@ -120,13 +120,20 @@ def test_a_symlink_planted_after_the_check_is_replaced_not_written_through(
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
 
 
-def test_an_existing_capture_is_replaced_whole(long_server: ReplayServer, tmp_path: Path) -> None:
+def test_an_existing_capture_is_replaced_not_written_through(
+    long_server: ReplayServer, tmp_path: Path
+) -> None:
     output = tmp_path / "c.jsonl"
     output.write_bytes(b"old content " * 100_000)
+    # A hard link planted to the old file (elsewhere, by someone else) must not
+    # receive the recording: the capture is a new file renamed into place.
+    planted = tmp_path / "planted-link"
+    os.link(output, planted)
     result = record(long_server.url, output)
     assert result.returncode == 0, result.stderr
     assert b"old content" not in output.read_bytes()
     assert load_recording(output).problems == []
+    assert planted.read_bytes() == b"old content " * 100_000
 
 
 # -- how much a server may send ----------------------------------------------------
