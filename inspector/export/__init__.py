@@ -134,14 +134,21 @@ def _key_of(rec: Recording) -> bytes:
     return digest.digest()
 
 
+def _starts_json(chunks: Iterable[tuple[float, bytes]]) -> bool:
+    """Whether the body's first byte past white space opens a JSON document (an error body)."""
+    for _, data in chunks:
+        stripped = data.lstrip()
+        if stripped:
+            return stripped[:1] in (b"{", b"[")
+    return False
+
+
 def anonymize(rec: Recording, *, mask_text: bool = False, keep_request: bool = False) -> Anonymized:
     """The anonymized copy of a recording (no I/O, no verification)."""
     ctx = Context(Pseudonymizer(_key_of(rec)), mask_text=mask_text, keep_request=keep_request)
-    body = rec.body
-    whole_json = body.lstrip()[:1] in (b"{", b"[")
     try:
-        new_body = rewrite_body(body, ctx, whole_json=whole_json)
-        del body  # the joined original: not needed past the rewrite
+        # The joined body goes straight in: rewrite_body holds its only reference.
+        new_body = rewrite_body(rec.body, ctx, whole_json=_starts_json(rec.chunks))
     except RewriteError as exc:
         raise ExportError(
             f"{safe_path(rec.path)}: internal error while rewriting the stream: {exc}"

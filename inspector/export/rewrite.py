@@ -596,8 +596,11 @@ def rewrite_body(body: bytes, ctx: Context, *, whole_json: bool = False) -> byte
     ``whole_json`` reads the body as JSON documents rather than SSE (an HTTP
     error body). Counts and removed secrets go to ``ctx.ledger``.
     """
+    size = len(body)
     rewriter = _BodyRewriter(body, ctx)
+    del body  # the caller passes its only reference: the rewriter's goes after collect
     rewriter.collect(whole_json)
+    rewriter.body = b""  # every string is read: only the edited copy is needed now
     rewriter.decide()
     rewriter.apply()
     rewriter.release_strings()  # the final scan reads only the bytes and the covered mask
@@ -607,6 +610,6 @@ def rewrite_body(body: bytes, ctx: Context, *, whole_json: bool = False) -> byte
     del rewriter
     out = bytes(edited)
     del edited
-    if len(out) != len(body):
-        raise RewriteError(f"the body changed length ({len(body)} -> {len(out)} bytes)")
+    if len(out) != size:
+        raise RewriteError(f"the body changed length ({size} -> {len(out)} bytes)")
     return out

@@ -175,7 +175,7 @@ _AFTER: Final = 16 * 1024
 _MAX_WINDOWS: Final = 2048
 
 
-def _literal_positions(low: bytes, literals: tuple[bytes, ...]) -> list[int] | None:
+def _literal_positions(low: bytes | bytearray, literals: tuple[bytes, ...]) -> list[int] | None:
     """Where the literals are in ``low``; None when there are too many to window."""
     found: list[int] = []
     for literal in literals:
@@ -188,7 +188,7 @@ def _literal_positions(low: bytes, literals: tuple[bytes, ...]) -> list[int] | N
     return sorted(found)
 
 
-def _matches(rule: SecretRule, text: str, low: bytes) -> Iterator[re.Match[str]]:
+def _matches(rule: SecretRule, text: str, low: bytes | bytearray) -> Iterator[re.Match[str]]:
     """The rule's matches in ``text``: everywhere, or in windows around its literals."""
     size = len(text)
     positions = (
@@ -235,7 +235,7 @@ _PASS_WINDOW: Final = 1 << 18
 _LONGEST_LITERAL: Final = max(map(len, _LONG_LITERALS))
 
 
-def _present_literals(low: bytes) -> frozenset[bytes]:
+def _present_literals(low: bytes | bytearray) -> frozenset[bytes]:
     """Which of the rules' literals occur in ``low``."""
     if len(low) < 4096:
         if _ANY_LITERAL.search(low) is None:
@@ -255,13 +255,31 @@ def _present_literals(low: bytes) -> frozenset[bytes]:
     return frozenset(found)
 
 
+_LOWER_BLOCK: Final = 1 << 18
+
+
+def _ascii_lower(text: str) -> bytes | bytearray:
+    """``text`` as lower-case ASCII bytes, one per character (anything else: ``?``).
+
+    str.lower() on a long non-ASCII text would allocate 13 bytes a character;
+    a long text is lowered block by block into one buffer, so the encoded
+    copy and its lower-cased copy are never both whole.
+    """
+    if len(text) <= _LOWER_BLOCK:
+        return text.encode("ascii", "replace").lower()
+    low = bytearray(len(text))
+    for at in range(0, len(text), _LOWER_BLOCK):
+        low[at : at + _LOWER_BLOCK] = (
+            text[at : at + _LOWER_BLOCK].encode("ascii", "replace").lower()
+        )
+    return low
+
+
 def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[SecretMatch]:
     """Every secret in ``text``, without overlaps, in order."""
     if not text:
         return []
-    # ASCII lower-casing of bytes, one per character (anything else becomes
-    # "?"): str.lower() on a long non-ASCII text would allocate 13 bytes a character.
-    low = text.encode("ascii", "replace").lower()
+    low = _ascii_lower(text)
     present = _present_literals(low)
     if not present and all(rule.name in _LITERALS for rule in rules):
         return []
