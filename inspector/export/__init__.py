@@ -222,8 +222,13 @@ class _Layout:
     skeleton: list[Step]
 
 
-def _layout(rec: Recording, trace: Trace) -> _Layout:
-    """The layout of ``trace``, normalized from ``rec``."""
+def _chunk_columns(rec: Recording) -> tuple[array[float], array[int]]:
+    """The times and sizes of a recording's chunks."""
+    return array("d", [time for time, _ in rec.chunks]), array("q", [len(d) for _, d in rec.chunks])
+
+
+def _layout(columns: tuple[array[float], array[int]], trace: Trace) -> _Layout:
+    """The layout of ``trace``, normalized from a recording with these chunk ``columns``."""
     frames = trace.frames
     spans = array("q")
     for i in range(len(frames)):  # span_of / chunks_of read the stored columns: nothing decoded
@@ -232,8 +237,7 @@ def _layout(rec: Recording, trace: Trace) -> _Layout:
         spans.extend((start, end, chunks.start, chunks.stop))
     ended = trace.transport_end
     return _Layout(
-        array("d", [time for time, _ in rec.chunks]),
-        array("q", [len(data) for _, data in rec.chunks]),
+        *columns,
         (len(trace.chunks), trace.chunks.stored_bytes),
         spans,
         (ended.reason, ended.time) if ended is not None else (None, None),
@@ -301,18 +305,31 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     Raises :class:`ExportError` for bad input, a skeleton or chunking
     difference, or a removed secret found again in an output.
     """
-    prepared, original = _prepare(rec, options, keep_original=True)
-    assert original is not None
-    return dataclasses.replace(prepared, original=original)
+    done = _prepare(rec, options, keep_traces=True)
+    assert done.original is not None and done.exported is not None
+    return PreparedExport(
+        done.names, done.files, done.report, done.original, done.exported, done.ledger
+    )
 
 
-def _prepare(
-    rec: Recording, options: ExportOptions, *, keep_original: bool
-) -> tuple[PreparedExport, Trace | None]:
-    """:func:`prepare_export` and the original trace (None without ``keep_original``).
+@dataclass(frozen=True)
+class _Rendered:
+    """What :func:`_prepare` made; the traces only when asked to keep them."""
 
-    Without ``keep_original`` the original trace is freed as soon as its
-    layout is known, so two traces are never held at once.
+    names: dict[str, str]
+    files: dict[str, bytes]
+    report: dict[str, Any]
+    ledger: Ledger
+    original: Trace | None
+    exported: Trace | None
+
+
+def _prepare(rec: Recording, options: ExportOptions, *, keep_traces: bool) -> _Rendered:
+    """:func:`prepare_export`, keeping the two traces only with ``keep_traces``.
+
+    Without it each trace is freed as soon as it has been read — the
+    original once its layout is known, before the anonymized one is built;
+    that one before the leak scan — so at most one is held at a time.
     """
     if options.text not in TEXT_MODES:
         raise ExportError(f"--text must be one of {', '.join(TEXT_MODES)}, not {options.text!r}")
@@ -328,17 +345,20 @@ def _prepare(
     names["report"] = name + ".report.json"
 
     first = trace_recording(rec, provider)
-    before = _layout(rec, first)
-    original = first if keep_original else None
-    del first  # without keep_original, freed before the second trace is built
+    before = _layout(_chunk_columns(rec), first)
+    original = first if keep_traces else None
+    del first  # without keep_traces, freed before the second trace is built
     done = anonymize(rec, mask_text=options.text == "mask", keep_request=options.keep_request)
     capture_bytes = render_capture(done.recording)
     ledger = done.ledger
     del done  # the anonymized chunks live on in capture_bytes
     parsed = parse_recording(capture_bytes, names["capture"])
-    exported = trace_recording(parsed, provider)
-    problem = _difference(before, _layout(parsed, exported))
-    del parsed, before
+    columns = _chunk_columns(parsed)
+    exported: Trace | None = trace_recording(parsed, provider)
+    assert exported is not None
+    del parsed  # its chunks are in the trace now
+    problem = _difference(before, _layout(columns, exported))
+    del columns, before
     if problem is not None:
         raise ExportError(
             f"{safe_path(rec.path)}: the anonymized capture does not normalize like the original "
@@ -372,14 +392,16 @@ def _prepare(
         scanned_files=len(files) + 1,
     )
     files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
-    leaks = scan_outputs(files, ledger.secrets, assembled_texts(exported))
+    assembled = assembled_texts(exported)
+    if not keep_traces:
+        exported = None  # all read: the leak scan needs only the files and texts
+    leaks = scan_outputs(files, ledger.secrets, assembled)
     if leaks:
         raise ExportError(
             f"{safe_path(rec.path)}: a secret would still be in the output "
             f"({leaks[0]}); nothing was written"
         )
-    prepared = PreparedExport(names, files, report, original or exported, exported, ledger)
-    return prepared, original
+    return _Rendered(names, files, report, ledger, original, exported)
 
 
 def export_recording(
@@ -394,7 +416,7 @@ def export_recording(
             f"{safe_path(rec.path)}: the export would overwrite its own input; "
             "choose another output directory"
         )
-    prepared, _ = _prepare(rec, options, keep_original=False)
+    prepared = _prepare(rec, options, keep_traces=False)
     written: dict[str, Path] = {}
     try:
         check_output_dir(out)
