@@ -14,7 +14,9 @@ resident set (``VmHWM``) when it exits:
   it reads and normalizes the stream once, the least any export must do.
 
 Reported per stream: MB/s of the raw SSE bytes, export time ÷ baseline
-time, peak RSS, and peak RSS ÷ stream size. Time per MB at each size shows
+time, the export's CPU time (user + system) and its ratio to the baseline's
+(steadier than wall time on a shared machine), peak RSS, and peak RSS ÷
+stream size. Time per MB at each size shows
 whether the export is linear: the ``s/MB`` column should stay flat.
 """
 
@@ -38,7 +40,8 @@ __all__ = ["ExportRow", "build_capture", "main", "measure", "render", "run_comma
 
 MB = 1_000_000
 
-# Runs the CLI in this interpreter, then prints its peak RSS (KiB) on stderr's last line.
+# Runs the CLI in this interpreter, then prints its CPU seconds and peak RSS (KiB) on
+# stderr's last lines.
 _WRAPPER = """
 import sys
 from inspector.cli import main
@@ -54,10 +57,16 @@ def peak_kib():
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
+def cpu_seconds():
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
 try:
     code = main(sys.argv[1:])
 finally:
     sys.stdout.flush()
+    print("CPU_S", cpu_seconds(), file=sys.stderr)
     print("PEAK_KIB", peak_kib(), file=sys.stderr)
 sys.exit(code)
 """
@@ -65,11 +74,16 @@ sys.exit(code)
 
 @dataclass(frozen=True)
 class Run:
-    """One command: wall time (s), peak RSS (bytes), exit code."""
+    """One command: wall time (s), peak RSS (bytes), exit code, CPU time (s).
+
+    CPU time (user + system) is what to compare on a shared machine: other
+    processes stretch the wall time, much less the CPU the command itself used.
+    """
 
     seconds: float
     peak_rss: int
     code: int
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -95,6 +109,14 @@ class ExportRow:
         return self.export.seconds / self.baseline.seconds
 
     @property
+    def cpu_vs_baseline(self) -> float:
+        return (
+            self.export.cpu_seconds / self.baseline.cpu_seconds
+            if self.baseline.cpu_seconds
+            else 0.0
+        )
+
+    @property
     def rss_ratio(self) -> float:
         return self.export.peak_rss / self.stream_bytes
 
@@ -118,13 +140,15 @@ def run_command(args: list[str], cwd: Path) -> Run:
     )  # fmt: skip
     seconds = time.perf_counter() - start
     peak = 0
-    for line in reversed(done.stderr.splitlines()):
+    cpu = 0.0
+    for line in reversed(done.stderr.splitlines()[-2:]):
         if line.startswith("PEAK_KIB "):
             peak = int(line.split()[1]) * 1024
-            break
+        elif line.startswith("CPU_S "):
+            cpu = float(line.split()[1])
     if done.returncode != 0:
         raise RuntimeError(f"inspector {' '.join(args)} failed: {done.stderr[-500:]}")
-    return Run(seconds, peak, done.returncode)
+    return Run(seconds, peak, done.returncode, cpu)
 
 
 def measure(provider: str, size: float, directory: Path) -> ExportRow:
@@ -144,14 +168,15 @@ def render(rows: list[ExportRow]) -> str:
     """The results as a Markdown table, and the linearity of the largest provider series."""
     lines = [
         "| provider | stream MB | frames | export s | MB/s | s/MB | check s | export ÷ check "
-        "| peak RSS MB | peak RSS ÷ stream |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| CPU s | CPU ÷ check CPU | peak RSS MB | peak RSS ÷ stream |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r.provider} | {r.stream_bytes / MB:.1f} | {r.frames:,} | {r.export.seconds:.2f} "
             f"| {r.mb_per_s:.2f} | {r.seconds_per_mb:.3f} | {r.baseline.seconds:.2f} "
-            f"| {r.vs_baseline:.1f}× | {r.export.peak_rss / MB:.0f} | {r.rss_ratio:.1f}× |"
+            f"| {r.vs_baseline:.1f}× | {r.export.cpu_seconds:.2f} | {r.cpu_vs_baseline:.1f}× "
+            f"| {r.export.peak_rss / MB:.0f} | {r.rss_ratio:.1f}× |"
         )
     series: dict[str, list[ExportRow]] = {}
     for r in rows:

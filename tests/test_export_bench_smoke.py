@@ -24,6 +24,7 @@ def test_measuring_a_tiny_export_reports_time_memory_and_the_baseline(tmp_path: 
     row = measure("openai-chat", 0.02, tmp_path)
     assert row.export.code == 0 and row.baseline.code == 0
     assert row.export.seconds > 0 and row.baseline.seconds > 0
+    assert row.export.cpu_seconds > 0 and row.baseline.cpu_seconds > 0
     assert row.export.peak_rss > row.stream_bytes  # an interpreter is bigger than 20 KB
     assert row.mb_per_s > 0 and row.rss_ratio > 0
     assert list(tmp_path.iterdir()) == []  # the stream and its export are cleaned up
