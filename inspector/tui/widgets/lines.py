@@ -133,9 +133,7 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
         """
         old_rows, old_cursor, old_top = self.rows, self.cursor_row, self.scroll_offset.y
         self.rows = rows
-        height = max(rows, extent or 0)
-        if height != self.virtual_size.height:
-            self.virtual_size = Size(self.scrollable_content_region.width, height)
+        self._set_height(max(rows, extent or 0))
         self.cursor_row = cursor_row
         target = reveal if reveal is not None else cursor_row
         self._reveal = target
@@ -155,6 +153,28 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
         for row in changed:
             if top <= row < bottom:
                 self.refresh_line(row)
+
+    def _set_height(self, height: int) -> None:
+        """Make the list ``height`` rows tall, re-laying out the screen only when needed.
+
+        A list that grows while its scrollbar is already shown (a live capture,
+        every repaint) keeps its place and width: only the scrollbar changes,
+        so the screen-wide layout that setting ``virtual_size`` asks for is
+        skipped (it re-arranged and repainted every widget on every repaint).
+        """
+        old = self.virtual_size
+        if height == old.height:
+            return
+        size = Size(self.scrollable_content_region.width, height)
+        window = self.scrollable_content_region.height
+        growing = old.height < height and old.width == size.width
+        if growing and self.show_vertical_scrollbar and 0 < window < old.height:
+            self.set_reactive(LineList.virtual_size, size)
+            scrollbar = self.vertical_scrollbar
+            scrollbar.window_virtual_size = height
+            scrollbar.refresh()
+            return
+        self.virtual_size = size
 
     def set_highlight(self, pattern: re.Pattern[str] | None) -> None:
         """Mark what ``pattern`` matches in every row (None: nothing)."""

@@ -20,13 +20,13 @@ from typing import Final
 
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
 
 from ..cursor import Cursor, Player
 from ..index import LONG_GAP, TraceIndex
 from ..problems import ViolationInfo
 from ..rows import state_text
 from ..textsafe import one_line
+from .textview import TextView
 
 __all__ = [
     "LiveState",
@@ -224,13 +224,12 @@ def fit(segments: Sequence[Segment], width: int | None) -> Text:
     return line
 
 
-class StatusLine(Static):
+class StatusLine(TextView):
     """The line at the top of the main screen: :func:`status_segments`, fitted to its width."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._segments: list[Segment] = []
-        self._shown: Text | None = None
 
     def show_segments(self, segments: list[Segment]) -> None:
         """Show ``segments``, fitted to the current width (repaint only on a change)."""
@@ -238,12 +237,7 @@ class StatusLine(Static):
         self._paint()
 
     def _paint(self) -> None:
-        width = self.size.width or None
-        text = fit(self._segments, width)
-        if self._shown is not None and self._shown == text:
-            return
-        self._shown = text
-        self.update(text)
+        self.show(fit(self._segments, self.size.width or None))
 
     def on_resize(self, event: events.Resize) -> None:
         """A new width keeps or drops different segments."""
