@@ -285,6 +285,7 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
         "cassettes/openai-chat-tool-then-text.pydantic-ai-2.jsonl",
         "cassettes/openai-responses-reasoning-text.pydantic-ai.jsonl",
         "har/chrome-shape-anthropic.jsonl",
+        *(f"har/chromium-playwright-four-providers-{i}.jsonl" for i in range(2, 7)),
     ]  # PROVENANCE.md and the real/*.sse streams are passed over
 
 

@@ -6,7 +6,8 @@ the whole exchange: when the first byte came and when the last did, not the
 pieces in between. Chrome also records the messages of an ``EventSource``
 request, each with its arrival time, in ``_eventSourceMessages``; when those
 are there and the body is not, the stream is rebuilt from them with real
-per-event times.
+per-event times. Chromium stores a ``text/*`` body that declares no charset
+decoded as windows-1252; that is undone (:mod:`.charset`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import orjson
 
 from .. import __version__
 from ..capture import Recording
+from .charset import browser_decodes_as_windows_1252, undo_windows_1252
 from .exchange import Exchange, section
 from .limits import BodyError, b64decode_bounded
 from .vcr import HOP_HEADERS
@@ -99,6 +101,28 @@ def _event_source_chunks(
     return chunks or None
 
 
+def _content_type(content: Any, headers: Mapping[str, str]) -> str:
+    """The response's ``Content-Type`` header, else the HAR's ``content.mimeType``."""
+    for name, value in headers.items():
+        if name.lower() == "content-type":
+            return value
+    mime = content.get("mimeType") if isinstance(content, Mapping) else None
+    return mime if isinstance(mime, str) else ""
+
+
+def _text_body(text: str, content_type: str) -> tuple[bytes, list[str]]:
+    """The bytes of ``content.text`` and what was undone to get them.
+
+    Chromium stores a ``text/*`` body that declares no charset decoded as
+    windows-1252; that is undone when it gives valid UTF-8 (see :mod:`.charset`).
+    """
+    if browser_decodes_as_windows_1252(content_type):
+        original = undo_windows_1252(text)
+        if original is not None:
+            return original, ["windows-1252"]
+    return text.encode("utf-8", "replace"), []
+
+
 def _exchange(index: int, entry: Any) -> Exchange:
     ex = Exchange("har", index)
     if not isinstance(entry, Mapping):
@@ -131,7 +155,8 @@ def _exchange(index: int, entry: Any) -> Exchange:
                 ex.body = b64decode_bounded(text)
                 ex.decoded.append("base64")
             else:
-                ex.body = text.encode("utf-8", "replace")
+                ex.body, undone = _text_body(text, _content_type(content, ex.response_headers))
+                ex.decoded.extend(undone)
     except BodyError as exc:
         ex.problem = f"entry {index}: {exc}"
     if not ex.body:
