@@ -12,9 +12,10 @@
 //       openai-chat/tool-call-fragmented anthropic/reasoning ...
 //
 // Each PROVIDER/NAME is a stream served from CAPTURES/PROVIDER/NAME.jsonl (or
-// .sse): the capture's recorded request body is sent again (the model set to NAME, which is how serve picks
-// the stream) from a page of serve's own origin, so no CORS preflight is
-// involved, and the response is read to its end in the page before the next.
+// .sse). The capture's recorded request body is sent again, its model set to
+// NAME (how serve picks the stream), by `fetch` in a page of serve's own
+// origin (no CORS preflight involved); each response is read to its end in the
+// page before the next request. Exit code 2 on bad usage or a failed launch.
 
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readSync } from "node:fs";

@@ -2,10 +2,11 @@
 
 An event stream is UTF-8 whatever its ``Content-Type`` says (the HTML
 standard's EventSource parsing), but Chromium decodes the body it keeps for
-DevTools by the resource's charset, and with none declared a ``text/*``
-body (``text/event-stream``, ``text/plain``) is decoded as windows-1252. A HAR recorded from
-Chromium (Playwright's ``recordHar``, as ``tests/fixtures/har/PROVENANCE.md``
-shows) therefore stores ``👋`` as ``ðŸ‘‹``: one character per byte.
+DevTools by the resource's charset, and with none declared a ``text/*`` body
+(``text/event-stream``, ``text/plain``) is decoded as windows-1252. A HAR
+recorded from Chromium (Playwright's ``recordHar``, as
+``tests/fixtures/har/PROVENANCE.md`` shows) therefore stores ``👋`` as
+``ðŸ‘‹``: one character per byte.
 
 The repair is exact, never a guess at characters: the text is encoded back
 to the bytes windows-1252 gave it (the WHATWG mapping, where the five bytes
