@@ -64,6 +64,7 @@ def loaded_by(*args: str) -> list[str]:
         ["live", "--help"],
         ["serve", "--help"],
         ["proxy", "--help"],
+        ["export", "--help"],
     ],
     ids=" ".join,
 )
@@ -141,3 +142,10 @@ def test_check_with_several_processes_keeps_order_exit_code_and_errors() -> None
 def test_a_process_pool_is_used_for_many_files_and_not_for_one() -> None:
     assert "multiprocessing" in loaded_by("check", "--jobs", "2", str(CAPTURES))
     assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(TINY), str(TINY))
+
+
+def test_export_text_choices_are_the_exporters() -> None:
+    from inspector.cli.export import TEXT_CHOICES
+    from inspector.export import TEXT_MODES
+
+    assert TEXT_CHOICES == TEXT_MODES
