@@ -95,3 +95,15 @@ def test_export_paths_reports_each_input_and_goes_on_after_a_failure(tmp_path: P
         ("raw-planted.sse", True),
     ]
     assert outcomes[0].error is not None and "no such file" in outcomes[0].error
+
+
+def test_a_users_own_symlinked_output_folder_still_works(tmp_path: Path) -> None:
+    # The other side of tests/security/test_export_symlink.py: only links
+    # planted by someone else are refused.
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    export_capture(
+        CORPUS / "openai-chat-planted.jsonl", tmp_path / "link", ExportOptions(name="chat")
+    )
+    assert (real / "chat.jsonl").is_file()

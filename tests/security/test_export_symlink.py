@@ -79,11 +79,3 @@ def test_the_command_reports_the_refusal_and_exits_1(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "symbolic link owned by another user" in done.stderr
     assert list(victim_dir.iterdir()) == []
-
-
-def test_a_users_own_symlinked_output_folder_still_works(tmp_path: Path) -> None:
-    real = tmp_path / "real"
-    real.mkdir()
-    (tmp_path / "link").symlink_to(real)
-    export_capture(SOURCE, tmp_path / "link", ExportOptions(name="chat"))
-    assert (real / "chat.jsonl").is_file()
