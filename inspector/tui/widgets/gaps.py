@@ -11,9 +11,12 @@ A click (or a drag) moves the cursor to the frame with the longest gap
 under the pointer.
 
 Cheap on any capture: per-frame gaps and heartbeat flags are kept in flat
-arrays grown only by the frames added since the last paint, and a bucket's
-bar is one ``max`` over an array slice — work per repaint is the strip's
-width, not the capture's length.
+arrays grown only by the frames added since the last paint, with the
+longest gap of every :data:`BLOCK` frames beside them: a bucket's bar is a
+``max`` over the whole blocks it covers plus its two ragged ends. A live
+stream cuts its columns again on every repaint (each column's frames move
+as frames arrive), so this keeps that work near the strip's width times
+``BLOCK``, not the capture's length.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from textual.widget import Widget
 
 from ..index import LONG_GAP, TraceIndex
 
-__all__ = ["STALL", "GapBuckets", "GapStrip", "bucket_gaps"]
+__all__ = ["BLOCK", "STALL", "GapBuckets", "GapStrip", "block_peaks", "bucket_gaps"]
 
 #: Gaps from this long (seconds) are stalls, drawn red.
 STALL: Final = 1.0
@@ -48,6 +51,8 @@ _STYLES: Final = {
     "normal": Style(color="green"),
 }
 _CURSOR: Final = Style(reverse=True)
+#: Frames per precomputed peak (see the module docstring).
+BLOCK: Final = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +83,33 @@ class GapBuckets:
         return range(self.starts[column], end)
 
 
-def bucket_gaps(gaps: array[float], heartbeat: bytearray, width: int) -> GapBuckets:
-    """Cut ``len(gaps)`` frames into at most ``width`` columns (gap of frame 0 is 0)."""
+def block_peaks(gaps: array[float], peaks: array[float]) -> None:
+    """Append to ``peaks`` the longest gap of each whole :data:`BLOCK` of ``gaps`` it lacks."""
+    for b in range(len(peaks), len(gaps) // BLOCK):
+        peaks.append(max(gaps[b * BLOCK : (b + 1) * BLOCK]))
+
+
+def _longest(gaps: array[float], peaks: array[float] | None, lo: int, hi: int) -> float:
+    """``max(gaps[lo:hi])``, reading whole blocks from ``peaks`` (when given)."""
+    first, last = -(-lo // BLOCK), hi // BLOCK  # the whole blocks inside [lo, hi)
+    if peaks is None or first >= last:
+        return max(gaps[lo:hi])
+    longest = max(peaks[first:last])
+    if lo < first * BLOCK:
+        longest = max(longest, max(gaps[lo : first * BLOCK]))
+    if last * BLOCK < hi:
+        longest = max(longest, max(gaps[last * BLOCK : hi]))
+    return longest
+
+
+def bucket_gaps(
+    gaps: array[float], heartbeat: bytearray, width: int, blocks: array[float] | None = None
+) -> GapBuckets:
+    """Cut ``len(gaps)`` frames into at most ``width`` columns (gap of frame 0 is 0).
+
+    ``blocks`` (from :func:`block_peaks`) makes each column's longest gap cost
+    its length in blocks instead of in frames; the result is the same.
+    """
     n = len(gaps)
     columns = min(n, max(width, 0))
     starts = [c * n // columns for c in range(columns)] if columns else []
@@ -87,7 +117,7 @@ def bucket_gaps(gaps: array[float], heartbeat: bytearray, width: int) -> GapBuck
     kinds: list[str] = []
     for c, lo in enumerate(starts):
         hi = starts[c + 1] if c + 1 < columns else n
-        peak = max(gaps[lo:hi])
+        peak = _longest(gaps, blocks, lo, hi)
         peaks.append(peak)
         if peak >= STALL:
             kinds.append("stall")
@@ -121,6 +151,7 @@ class GapStrip(Widget):
         self.index = index
         self.gaps = array("d")
         self.heartbeat = bytearray()
+        self.peaks = array("d")  # the longest gap of each whole BLOCK of frames
         self._ignored_seen = 0
         self._buckets: GapBuckets | None = None
         self._buckets_for: tuple[int, int] = (-1, -1)  # (width, frames) they were cut for
@@ -143,6 +174,7 @@ class GapStrip(Widget):
             if steps and min(steps) < 0:  # a capture whose clock went back
                 steps = [max(0.0, step) for step in steps]
             self.gaps.extend(steps)
+            block_peaks(self.gaps, self.peaks)
             # A frame that produced no event (a comment; a ping when the adapter keeps
             # none), unless it was ignored, or one that produced only a heartbeat.
             starts = trace.frame_event_start
@@ -165,7 +197,7 @@ class GapStrip(Widget):
         self._grow()
         key = (self.size.width, len(self.gaps))
         if self._buckets is None or key != self._buckets_for:
-            self._buckets = bucket_gaps(self.gaps, self.heartbeat, self.size.width)
+            self._buckets = bucket_gaps(self.gaps, self.heartbeat, self.size.width, self.peaks)
             self._buckets_for = key
         return self._buckets
 
