@@ -158,6 +158,11 @@ def run(args: argparse.Namespace) -> int:
     # again: SIGTERM then ends like Ctrl+C (130, after the captures are closed).
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     asyncio.run(server.serve())
+    if server.server.should_exit:
+        # Only a signal stops a headless proxy. uvicorn raises it again once
+        # it has closed, but asyncio.run swallows it when it lands after the
+        # serving task has finished: say "interrupted" (130) either way.
+        raise KeyboardInterrupt
     return EXIT_OK
 
 
