@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Final
 
 from ..capture import Recording, load_recording
+from ..export.output import write_file
 from .har import write_har
-from .importer import write_atomically
 from .vcr import write_vcr
 
 __all__ = ["EXPORT_FORMATS", "write_exported"]
@@ -61,7 +61,7 @@ def write_exported(capture: Path, fmt: str, provider: str | None) -> tuple[Path,
     data = write_vcr([rec]) if fmt == "vcr" else write_har([rec])
     name = capture.name.removesuffix(".jsonl").removesuffix(".sse")
     target = capture.with_name(name + _SUFFIX[fmt])
-    write_atomically(target, data)
+    write_file(target.parent, target.name, data)
     notes = ["the body is stored in one piece: chunking and timing are not kept"]
     if rec.end is not None and rec.end.reason != "eof":
         notes.append(

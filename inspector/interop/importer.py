@@ -10,9 +10,7 @@ target is replaced, never followed.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +18,12 @@ from typing import Final
 
 from ..capture import Recording
 from ..export import render_capture
+from ..export.output import write_file
 from ..library import iter_files_below
 from . import Imported, InteropError, read_file
 from .sniff import sniff_format
 
-__all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem", "write_atomically"]
+__all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem"]
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
 _KNOWN_SUFFIXES: Final = (".yaml", ".yml", ".json", ".har")
@@ -52,18 +51,6 @@ class ImportOutcome:
     skipped: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     error: str | None = None
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder, renamed over ``target``."""
-    fd, tmp = tempfile.mkstemp(prefix=".import-", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def targets_for(result: Imported, out_dir: Path) -> list[tuple[int, Path, Recording]]:
@@ -152,7 +139,7 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
         for index, target, rec in targets:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                write_atomically(target, render_capture(rec))
+                write_file(target.parent, target.name, render_capture(rec))
             except OSError as exc:
                 outcome.problems.append(f"cannot write {target}: {exc.strerror or exc}")
                 continue
