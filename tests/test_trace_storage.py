@@ -17,7 +17,9 @@ from inspector.capture import load_recording
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.sse import FrameDecoder
 from inspector.core.trace import IntColumn
+from inspector.session import load_trace
 
+from .conftest import CAPTURES
 from .golden import capture_files
 
 
@@ -96,3 +98,17 @@ def test_events_and_index_columns_behave_like_the_lists_they_replace() -> None:
     assert IntColumn([1, 2]) == [1, 2] and IntColumn([1, 2]) != [2, 1] and IntColumn() == []
     with pytest.raises(IndexError):
         trace.events[len(events)]
+
+
+@pytest.mark.parametrize(
+    ("capture", "outcome"),
+    [
+        ("anthropic/tool-call-fragmented-json.jsonl", "completed (tool_calls)"),
+        ("openai-chat/http-429-rate-limited.jsonl", "failed (rate_limited)"),
+        ("openai-chat/interrupted-reset-mid-text.jsonl", "interrupted (transport)"),
+    ],
+)
+def test_the_outcome_names_the_state_and_why_it_ended(capture: str, outcome: str) -> None:
+    trace = load_trace(CAPTURES / capture)
+    assert trace.outcome == outcome
+    assert trace.ending == outcome.split("(")[1].rstrip(")")

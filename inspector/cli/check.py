@@ -74,15 +74,8 @@ def register(sub: Any) -> None:
 
 def summary(trace: Trace, violations: int) -> str:
     """The one-line report for a trace."""
-    terminal = trace.terminal_event
-    state = trace.state
-    detail = ""
-    if terminal is not None and terminal["type"] == "stream.error":
-        detail = f" ({terminal['error']['category']})"
-    elif terminal is not None:
-        detail = f" ({terminal['finish_reason']})"
     return (
-        f"{state}{detail} frames={len(trace.frames)} events={len(trace.events)} "
+        f"{trace.outcome} frames={len(trace.frames)} events={len(trace.events)} "
         f"blocks={len(trace.block_events)} ignored={len(trace.ignored)} "
         f"violations={violations} rejected={len(trace.violations)}"
     )

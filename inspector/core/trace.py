@@ -587,6 +587,22 @@ class Trace:
         return None
 
     @property
+    def ending(self) -> str | None:
+        """Why the stream ended: the finish reason, or the error's category (None while open)."""
+        terminal = self.terminal_event
+        if terminal is None:
+            return None
+        if terminal["type"] == "stream.done":
+            return str(terminal["finish_reason"])
+        return str(terminal["error"]["category"])
+
+    @property
+    def outcome(self) -> str:
+        """``completed (stop)``, ``failed (rate_limited)``; the state alone while open."""
+        ending = self.ending
+        return self.state if ending is None else f"{self.state} ({ending})"
+
+    @property
     def bytes_received(self) -> int:
         """Total bytes in all chunks."""
         return self.chunks.bytes_received

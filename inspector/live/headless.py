@@ -51,15 +51,6 @@ def exit_code(trace: Trace, *, capped: bool = False) -> int:
     return EXIT_CODES.get(trace.state, 1)
 
 
-def _outcome(trace: Trace) -> str:
-    terminal = trace.terminal_event
-    if terminal is None:
-        return trace.state
-    if terminal["type"] == "stream.done":
-        return f"{trace.state} ({escape_controls(terminal['finish_reason'])})"
-    return f"{trace.state} ({escape_controls(terminal['error']['category'])})"
-
-
 def summary_line(feed: LiveFeed) -> str:
     """One line: outcome, sizes, HTTP status, timings, where the capture is.
 
@@ -69,7 +60,7 @@ def summary_line(feed: LiveFeed) -> str:
     response = feed.exchange.get("response") or {}
     timings = feed.exchange.get("timings") or {}
     parts = [
-        _outcome(trace),
+        escape_controls(trace.outcome),
         f"frames={len(trace.frames)}",
         f"events={len(trace.events)}",
         f"bytes={trace.bytes_received}",

@@ -105,15 +105,6 @@ def _body_for_header(body: bytes) -> Any:
         return body.decode("utf-8", "replace")
 
 
-def _outcome(trace: Trace) -> str:
-    terminal = trace.terminal_event
-    if terminal is None:
-        return trace.state
-    if terminal["type"] == "stream.done":
-        return f"{trace.state} ({terminal['finish_reason']})"
-    return f"{trace.state} ({terminal['error']['category']})"
-
-
 @dataclass(frozen=True, slots=True)
 class FlowRequest:
     """The request as the proxy forwards it (credentials included: never written as is)."""
@@ -276,7 +267,7 @@ class Flow:
             else:
                 normalizer.finish(end)
             self._first_content()
-            self.state = _outcome(normalizer.trace)
+            self.state = normalizer.trace.outcome
             self._close(end)
         elif self.status is None:
             self.state = f"interrupted ({end.reason})"

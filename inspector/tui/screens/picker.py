@@ -24,7 +24,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from ...core.trace import Trace
 from ...library import iter_stream_files
 from ...session import ProviderUnknown, load_trace
 from ..rows import STATE_STYLES, size_label
@@ -70,15 +69,6 @@ def capture_files(root: Path) -> list[Path]:
     return list(iter_stream_files([str(root)]))  # any depth, no symlink loops
 
 
-def _outcome(trace: Trace) -> tuple[str, str]:
-    terminal = trace.terminal_event
-    if terminal is None:
-        return trace.state, ""
-    if terminal["type"] == "stream.done":
-        return trace.state, str(terminal.get("finish_reason"))
-    return trace.state, str((terminal.get("error") or {}).get("category"))
-
-
 def describe_capture(path: Path, root: Path) -> CaptureEntry:
     """Normalize one file and summarize it for the table."""
     scenario = (
@@ -90,7 +80,7 @@ def describe_capture(path: Path, root: Path) -> CaptureEntry:
         trace = load_trace(path)
     except (ProviderUnknown, ValueError) as exc:
         return CaptureEntry(path, "?", scenario, "unreadable", str(exc), 0, 0)
-    state, detail = _outcome(trace)
+    state, detail = trace.state, trace.ending or ""
     return CaptureEntry(
         path, trace.provider or "?", scenario, state, detail, len(trace.frames),
         trace.bytes_received,
