@@ -24,6 +24,7 @@ from ..cursor import Breakpoint, Cursor, Player
 from ..index import TraceIndex
 from ..matches import Matches, find_matches
 from ..playback import UNTIMED_RATE, FixedRatePlayer
+from ..textsafe import quoted
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList
 from ..widgets.status import LiveState, StatusLine, status_segments
@@ -231,7 +232,9 @@ class SteppingScreen(Screen[None]):
         position = self.cursor.position
         hit = matches.next_after(position) if direction > 0 else matches.previous_before(position)
         if hit is None:
-            self.notify(f"Nothing matches {matches.query!r}", severity="warning", markup=False)
+            self.notify(
+                f"Nothing matches {quoted(matches.query).plain}", severity="warning", markup=False
+            )
             self.refresh_status()
             return
         if hit.wrapped:
@@ -340,7 +343,7 @@ class SteppingScreen(Screen[None]):
         now_set = self.cursor.toggle(target)
         what = "frames" if target[0] == "frame" else "events"
         verb = "Breakpoint on" if now_set else "Cleared the breakpoint on"
-        self.notify(f"{verb} {what} of type {target[1]!r}", markup=False, timeout=2)
+        self.notify(f"{verb} {what} of type {quoted(target[1]).plain}", markup=False, timeout=2)
         self.refresh_view()
 
     def clear_breakpoints(self) -> None:
