@@ -18,7 +18,7 @@ from inspector.cli import main
 from inspector.proxy import FlowLog, FlowRequest, flow_line
 from inspector.proxy.flow import scrubber_for
 from inspector.proxy.headers import request_headers, request_secrets, response_headers
-from inspector.proxy.recording import capture_name, create_capture_file
+from inspector.proxy.recording import capture_name, create_capture_file, rewrite_header
 from inspector.proxy.routes import Route, model_of, resolve, upstream_url
 
 from .conftest import ROOT
@@ -222,3 +222,14 @@ def test_scrubbers_for_the_same_key_share_the_pattern_but_not_the_stream() -> No
     assert second.feed(b"no key here\n\n") == b"no key here\n\n"
     assert first.feed(key[10:].encode() + b"\n\n") == b"[redacted]\n\n"
     assert second.flush() == b""
+
+
+def test_the_final_header_rewrite_does_not_write_through_a_planted_link(tmp_path: Path) -> None:
+    capture = tmp_path / "c.jsonl"
+    capture.write_bytes(b'{"type":"header","status":null}\n{"type":"end"}\n')
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"untouched")
+    (tmp_path / "c.jsonl.tmp").symlink_to(victim)
+    rewrite_header(capture, {"status": 200})
+    assert capture.read_bytes() == b'{"type":"header","status":200}\n{"type":"end"}\n'
+    assert victim.read_bytes() == b"untouched"

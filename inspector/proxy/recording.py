@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -50,10 +51,16 @@ def create_capture_file(directory: Path, name: str) -> Path:
 
 def rewrite_header(path: Path, changes: dict[str, Any]) -> None:
     """Update the header line of a closed capture, streaming the rest (atomic)."""
-    temporary = path.with_name(path.name + ".tmp")
-    with path.open("rb") as source, temporary.open("wb") as target:
-        header = orjson.loads(source.readline())
-        header.update(changes)
-        target.write(orjson.dumps(header) + b"\n")
-        shutil.copyfileobj(source, target)
-    os.replace(temporary, path)
+    # A fresh temporary name (O_EXCL): a link planted at a fixed name such as
+    # "capture.jsonl.tmp" would otherwise be written through.
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with path.open("rb") as source, os.fdopen(fd, "wb") as target:
+            header = orjson.loads(source.readline())
+            header.update(changes)
+            target.write(orjson.dumps(header) + b"\n")
+            shutil.copyfileobj(source, target)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
