@@ -380,11 +380,4 @@ class LiveFeed:
 
     def _safe(self, value: Any) -> Any:
         """``value`` (any JSON-like structure) with every spelling of every secret replaced."""
-        scrub = self.scrubber.scrub_text
-        if isinstance(value, str):
-            return scrub(value)
-        if isinstance(value, dict):
-            return {scrub(str(k)): self._safe(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self._safe(v) for v in value]
-        return value
+        return self.scrubber.scrub_value(value)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["MIN_SECRET", "PLACEHOLDER", "SecretScrubber", "encoded_forms"]
 
@@ -211,6 +211,16 @@ class SecretScrubber:
             return text
         raw = text.encode("utf-8", "surrogatepass")
         return self.scrub(raw).decode("utf-8", "surrogatepass")
+
+    def scrub_value(self, value: Any) -> Any:
+        """A JSON-like structure (a request, an exchange) with every string scrubbed, keys too."""
+        if isinstance(value, str):
+            return self.scrub_text(value)
+        if isinstance(value, dict):
+            return {self.scrub_text(str(k)): self.scrub_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.scrub_value(v) for v in value]
+        return value
 
     def feed(self, data: bytes) -> bytes:
         """Scrub the next chunk of a stream; the end may be held back for the next call."""

@@ -2,10 +2,10 @@
 
 Keys are read from the environment only (never from a flag, which would land
 in shell history and ``ps``). Whatever live mode writes — the capture header,
-the exchange a view shows, an error message — goes through :func:`redacted`
-first: secret header values become ``[redacted]``, secret query parameters
-(Gemini's ``key=``) are removed from URLs, and the key itself is replaced
-wherever else it appears.
+the exchange a view shows, an error message — is cleaned first: secret header
+values become ``[redacted]``, secret query parameters (Gemini's ``key=``) are
+removed from URLs, and every spelling of the key is replaced wherever else it
+appears (:class:`~inspector.live.scrub.SecretScrubber`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..credentials import is_secret_header
@@ -25,7 +25,6 @@ __all__ = [
     "is_secret_query",
     "redact_headers",
     "redact_url",
-    "redacted",
     "resolve_key",
     "url_secrets",
 ]
@@ -45,8 +44,6 @@ _SECRET_QUERY_PARTS: Final = ("secret", "passw", "signature", "credential", "api
 SECRET_QUERY: Final = frozenset({"key", "api_key", "apikey", "access_token", "token"})
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_ALNUM: Final = re.compile(r"[^a-z0-9]+")
-#: Shorter "keys" are not scrubbed from free text: they would match ordinary words.
-_MIN_SCRUB: Final = 8
 
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
@@ -146,25 +143,3 @@ def redact_url(url: str) -> str:
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Headers with every secret value replaced by ``[redacted]`` (names kept)."""
     return {k: REDACTED if is_secret_header(k) else v for k, v in headers.items()}
-
-
-def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, Mapping):
-        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_scrub(v, secrets) for v in value]
-    return value
-
-
-def redacted(value: Any, *secrets: str | None) -> Any:
-    """``value`` (any JSON-like structure) with each secret replaced wherever it occurs.
-
-    The belt to :func:`redact_headers`' braces: a key pasted into a
-    ``--header``, a URL or a request body is caught here too.
-    """
-    found = tuple(s for s in secrets if s and len(s) >= _MIN_SCRUB)
-    return _scrub(value, found) if found else value

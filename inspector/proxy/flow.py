@@ -85,16 +85,6 @@ def is_event_stream(headers: Mapping[str, str]) -> bool:
     return headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
 
 
-def _scrub_json(value: Any, scrubber: SecretScrubber) -> Any:
-    if isinstance(value, str):
-        return scrubber.scrub_text(value)
-    if isinstance(value, dict):
-        return {scrubber.scrub_text(str(k)): _scrub_json(v, scrubber) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub_json(v, scrubber) for v in value]
-    return value
-
-
 def _body_for_header(body: bytes) -> Any:
     """The request body as the capture header keeps it: JSON when it is JSON."""
     if not body:
@@ -155,14 +145,13 @@ class Flow:
         self.description = f"proxy · #{number} · {request.method} {self.path}"
         headers = {k.lower(): v for k, v in request.headers}
         self.exchange: dict[str, Any] = {
-            "request": _scrub_json(
+            "request": self.scrubber.scrub_value(
                 {
                     "method": request.method,
                     "url": redact_url(request.upstream),
                     "headers": redact_headers(headers),
                     "body": _body_for_header(request.body),
-                },
-                self.scrubber,
+                }
             ),
             "response": None,
             "timings": {},
@@ -229,9 +218,8 @@ class Flow:
         """The upstream's status and headers arrived (``headers`` lower-case)."""
         self.status = status
         self._timing("headers")
-        self.exchange["response"] = _scrub_json(
-            {"status": status, "http_version": http_version, "headers": redact_headers(headers)},
-            self.scrubber,
+        self.exchange["response"] = self.scrubber.scrub_value(
+            {"status": status, "http_version": http_version, "headers": redact_headers(headers)}
         )
         if self.provider is not None and (status >= 400 or is_event_stream(headers)):
             self._open()
