@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import functools
 import secrets
 import time
@@ -67,17 +66,9 @@ def _prototype(secrets: tuple[str, ...]) -> SecretScrubber:
 
 
 def scrubber_for(secrets: tuple[str, ...]) -> SecretScrubber:
-    """A fresh scrubber for these secrets.
-
-    Building one compiles a pattern for every spelling of every secret (about
-    a millisecond, ten for a key not seen before); an app sends the same key
-    with every request, so each exchange gets a copy of a cached one. The
-    copy shares only what never changes (the compiled pattern); its streaming
-    state starts empty.
-    """
-    scrubber = copy.copy(_prototype(secrets))
-    scrubber.flush()  # a prototype never streams, but make sure nothing is held
-    return scrubber
+    """A fresh scrubber for these secrets: an app sends the same key with every
+    request, so each exchange gets :meth:`~SecretScrubber.fresh` of a cached one."""
+    return _prototype(secrets).fresh()
 
 
 def is_event_stream(headers: Mapping[str, str]) -> bool:
