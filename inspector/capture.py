@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import io
 import os
 import stat
@@ -464,6 +465,14 @@ class CaptureWriter:
         self._write({"type": "end", "t": round(time, 6), "reason": reason, "error": error})
         self._file.close()
         self.closed = True
+
+    def abandon(self) -> None:
+        """Close without an end record (the file may be unwritable): readers then
+        report the recording as stopped early, which it was."""
+        if not self.closed:
+            self.closed = True
+            with contextlib.suppress(OSError):
+                self._file.close()
 
     def _write(self, record: dict[str, Any]) -> None:
         self._file.write(orjson.dumps(record) + b"\n")

@@ -28,7 +28,6 @@ does not keep every stream it ever saw.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import secrets
 import time
@@ -330,11 +329,8 @@ class Flow:
     def _stop_recording(self, why: str) -> None:
         self.problem = why
         writer, self._writer = self._writer, None
-        if writer is not None and not writer.closed:
-            # The file may be unwritable now: close it without an end record
-            # (a reader then says the recording stopped early, which is true).
-            with contextlib.suppress(OSError):
-                writer._file.close()
+        if writer is not None:
+            writer.abandon()
 
     # -- helpers -------------------------------------------------------------------
 
