@@ -69,6 +69,11 @@ START, END = "<!-- process:start -->", "<!-- process:end -->"
 BASELINE = "openai SDK loop"
 #: Commands that run on a small file in the start-up table; the others get --help.
 RUN_ON_FILE = ("check", "events", "frames", "export")
+#: Captures in the folder ``inspector check DIR`` is timed on, and the providers they cycle through.
+FOLDER_FILES = 48
+PROVIDERS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+#: ``check DIR`` with every core against ``--jobs 1``: at least this share of the ideal speed-up.
+FOLDER_EFFICIENCY = 0.7
 GNU_TIME = Path("/usr/bin/time")
 
 
@@ -121,14 +126,21 @@ class Report:
     frames: int
     runs: dict[tuple[str, str], Run] = field(default_factory=dict)
     startup: dict[str, Run] = field(default_factory=dict)
+    folder: dict[str, Run] = field(default_factory=dict)
+    folder_files: int = 0
+    folder_bytes: int = 0
+    #: Whether every ``check DIR`` run printed exactly what ``--jobs 1`` printed.
+    folder_identical: bool = True
 
     def run(self, name: str, input_kind: str) -> Run:
         """The runs of ``name`` on the ``raw`` or ``capture`` input."""
         return self.runs[(name, input_kind)]
 
 
-def time_process(argv: Sequence[str], cwd: Path | None = None, timeout: float = 600) -> Sample:
-    """Run ``argv`` with stdout to /dev/null; its wall time, CPU time and peak RSS.
+def time_process(
+    argv: Sequence[str], cwd: Path | None = None, timeout: float = 600, stdout: Path | None = None
+) -> Sample:
+    """Run ``argv`` with stdout to /dev/null (or ``stdout``); its wall time, CPU time and peak RSS.
 
     The peak resident set comes from GNU ``time -f %M`` when it is installed:
     a child's ``ru_maxrss`` as ``wait4`` reports it also counts the parent's
@@ -141,9 +153,9 @@ def time_process(argv: Sequence[str], cwd: Path | None = None, timeout: float = 
         os.close(handle)
         rss_file = Path(name)
         argv = [str(GNU_TIME), "-f", "%M", "-o", name, *argv]
-    with open(os.devnull, "wb") as devnull, tempfile.TemporaryFile() as errors:
+    with open(stdout or os.devnull, "wb") as out, tempfile.TemporaryFile() as errors:
         started = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=devnull, stderr=errors, cwd=cwd)
+        process = subprocess.Popen(argv, stdout=out, stderr=errors, cwd=cwd)
         deadline = started + timeout
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -174,22 +186,39 @@ def inspector_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "inspector"]
 
 
-def write_inputs(directory: Path, size: int) -> tuple[Path, Path, int, int]:
-    """The raw ``.sse`` file and a capture of the same stream; (raw, capture, bytes, frames)."""
-    body = stream_of_size("openai-chat", size)
-    raw = directory / "openai-chat.sse"
-    raw.write_bytes(body)
-    events = [event + b"\n\n" for event in body.split(b"\n\n")[:-1]]
-    capture = directory / "openai-chat.jsonl"
+def write_capture(path: Path, provider: str, body: bytes) -> None:
+    """``body`` as a capture recorded one chunk per event, 1 ms apart."""
+    events = [event + b"\n\n" for event in body.replace(b"\r\n", b"\n").split(b"\n\n")[:-1]]
     header = {"type": "header", "format": CAPTURE_FORMAT, "version": CAPTURE_VERSION,
-              "provider": "openai-chat", "endpoint": "benchmark"}  # fmt: skip
-    with capture.open("wb") as file:
+              "provider": provider, "endpoint": "benchmark"}  # fmt: skip
+    with path.open("wb") as file:
         file.write(orjson.dumps(header) + b"\n")
         for i, event in enumerate(events):
             file.write(orjson.dumps(chunk_record(i * 0.001, event)) + b"\n")
         end = {"type": "end", "t": round(len(events) * 0.001, 6), "reason": "eof", "error": None}
         file.write(orjson.dumps(end) + b"\n")
+
+
+def write_inputs(directory: Path, size: int) -> tuple[Path, Path, int, int]:
+    """The raw ``.sse`` file and a capture of the same stream; (raw, capture, bytes, frames)."""
+    body = stream_of_size("openai-chat", size)
+    raw = directory / "openai-chat.sse"
+    raw.write_bytes(body)
+    capture = directory / "openai-chat.jsonl"
+    write_capture(capture, "openai-chat", body)
     return raw, capture, len(body), frames_in(body)
+
+
+def write_folder(directory: Path, size: int, files: int = FOLDER_FILES) -> int:
+    """``files`` captures of the four providers, ``size`` bytes in all; the bytes written."""
+    directory.mkdir()
+    total = 0
+    for i in range(files):
+        provider = PROVIDERS[i % len(PROVIDERS)]
+        body = stream_of_size(provider, size // files)
+        write_capture(directory / f"{i:03d}-{provider}.jsonl", provider, body)
+        total += len(body)
+    return total
 
 
 def candidates(path: Path, out: Path) -> dict[str, list[str]]:
@@ -228,22 +257,28 @@ def measure(
     only: set[str] | None = None,
     timeout: float = 600,
     startup: bool = True,
+    folder: bool = True,
 ) -> Report:
     """Write the inputs into ``directory`` and time every candidate, interleaved.
 
     ``only`` names the commands to time besides the baseline (``check``,
     ``events``, ``export``, ``paint``; default all); ``startup`` adds the
-    start-up table.
+    start-up table, ``folder`` the ``check DIR`` rows (``--jobs 1`` against
+    every core, on a folder of captures as large as the stream in all).
     """
     raw, capture, nbytes, frames = write_inputs(directory, size)
     tiny = directory / "tiny.sse"
     tiny.write_bytes(stream_of_size("openai-chat", 1))
     report = Report(command="", rounds=rounds, stream_bytes=nbytes, frames=frames)
     inputs = {"raw": raw, "capture": capture}
+    commands = only is None or bool(only & {"check", "events", "export", "paint"})
     env_root = directory / "out"
+    if folder:
+        report.folder_files = FOLDER_FILES
+        report.folder_bytes = write_folder(directory / "folder", size)
     for round_no in range(rounds):
         print(f"round {round_no + 1}/{rounds} …", file=sys.stderr)
-        for kind, path in inputs.items():
+        for kind, path in inputs.items() if commands else ():
             out = env_root / f"{kind}-{round_no}"
             for name, argv in candidates(path, out).items():
                 if only is not None and name != BASELINE and name.split()[-1] not in only:
@@ -251,6 +286,8 @@ def measure(
                 run = report.runs.setdefault((name, kind), Run(name, kind))
                 run.samples.append(time_process(argv, cwd=ROOT, timeout=timeout))
             shutil.rmtree(out, ignore_errors=True)
+        if folder:
+            _time_folder(report, directory, timeout)
         if not startup:
             continue
         out = env_root / f"startup-{round_no}"
@@ -259,6 +296,24 @@ def measure(
             run.samples.append(time_process(argv, cwd=ROOT, timeout=timeout))
         shutil.rmtree(out, ignore_errors=True)
     return report
+
+
+def folder_commands(folder: Path) -> dict[str, list[str]]:
+    """``inspector check DIR`` on one core and with its default (every core)."""
+    check = [*inspector_command(), "check", str(folder)]
+    return {"check DIR --jobs 1": [*check, "--jobs", "1"], "check DIR": check}
+
+
+def _time_folder(report: Report, directory: Path, timeout: float) -> None:
+    """One round of the folder rows; compares each run's output with ``--jobs 1``'s."""
+    outputs: dict[str, bytes] = {}
+    for name, argv in folder_commands(directory / "folder").items():
+        printed = directory / "folder.out"
+        run = report.folder.setdefault(name, Run(name, "folder"))
+        run.samples.append(time_process(argv, cwd=ROOT, timeout=timeout, stdout=printed))
+        outputs[name] = printed.read_bytes()
+    first, *others = outputs.values()
+    report.folder_identical &= bool(first) and all(other == first for other in others)
 
 
 # -- the tables ----------------------------------------------------------------
@@ -305,6 +360,17 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
                     (f"`inspector export` peak RSS ≤ {EXPORT_MEMORY:g}× the stream ({where})",
                      f"{memory:.2f}×", run.ok and memory <= EXPORT_MEMORY)
                 )  # fmt: skip
+    if len(report.folder) == 2:
+        one, every = report.folder.values()
+        cores = len(os.sched_getaffinity(0))
+        speedup = one.wall / every.wall
+        out.append(
+            (f"`inspector check DIR` on {cores} cores ≥ {FOLDER_EFFICIENCY * cores:g}× "
+             "`--jobs 1`, the same output",
+             f"{speedup:.2f}×, output {'identical' if report.folder_identical else '**differs**'}",
+             one.ok and every.ok and report.folder_identical
+             and speedup >= FOLDER_EFFICIENCY * cores)
+        )  # fmt: skip
     slowest = [run for name, run in report.startup.items() if name.startswith("inspector")]
     if slowest:
         worst = max(slowest, key=lambda run: run.wall)
@@ -350,6 +416,28 @@ def render(report: Report) -> str:
                     f"| {run.max_rss / MB:.0f} | {ratio} | {cpu_ratio} |"
                 )
         lines.append("")
+    if report.folder:
+        lines += [
+            f"### `inspector check DIR`: {report.folder_files} captures of the four providers, "
+            f"{report.folder_bytes / MB:.1f} MB in all",
+            "",
+            "| command | wall s | CPU s | MB/s | × `--jobs 1` (wall) |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        one = report.folder["check DIR --jobs 1"]
+        same = "identical to" if report.folder_identical else "**differs from**"
+        lines += [
+            f"| `inspector {name}`{'' if run.ok else ' (**failed**)'} | {run.wall:.2f} "
+            f"| {run.cpu:.2f} | {report.folder_bytes / run.wall / MB:.1f} "
+            f"| {one.wall / run.wall:.2f}× |"
+            for name, run in report.folder.items()
+        ]
+        lines += [
+            "",
+            f"Output of every run {same} `--jobs 1`'s, byte for byte. "
+            "CPU time counts the pool's workers.",
+            "",
+        ]
     if report.startup:
         lines += [
             "### Start-up (a 3 KB stream, or `--help`)",
@@ -381,7 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=float, help="stream size in MB (default 30, quick 4)")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 5, quick 3)")
     parser.add_argument(
-        "--only", help="comma-separated commands besides the baseline: check,events,export,paint"
+        "--only",
+        help="comma-separated parts: check,events,export,paint (each beside the baseline), "
+        "folder, startup",
     )
     parser.add_argument("--timeout", type=float, default=600, help="seconds before a run is killed")
     parser.add_argument(
@@ -396,7 +486,10 @@ def main(argv: list[str] | None = None) -> int:
     # under PYTHONDONTWRITEBYTECODE would recompile every module at each start.
     compileall.compile_dir(ROOT / "inspector", quiet=1)
     with tempfile.TemporaryDirectory(prefix="inspector-process-") as directory:
-        report = measure(Path(directory), size, rounds, only, args.timeout)
+        report = measure(
+            Path(directory), size, rounds, only, args.timeout,
+            startup=only is None or "startup" in only, folder=only is None or "folder" in only,
+        )  # fmt: skip
     command = "python -m benchmarks.process " + " ".join(argv if argv is not None else sys.argv[1:])
     report.command = command.strip()
     markdown = render(report)

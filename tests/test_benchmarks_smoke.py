@@ -153,7 +153,9 @@ def test_the_process_benchmark_times_the_commands_and_renders_targets(tmp_path: 
     pytest.importorskip("openai")
     from benchmarks.process import BASELINE, ROOT, measure, render, targets, time_process
 
-    report = measure(tmp_path, TINY, rounds=1, only={"check", "events"}, startup=False)
+    report = measure(
+        tmp_path, TINY, rounds=1, only={"check", "events"}, startup=False, folder=False
+    )
     assert set(report.runs) == {
         (name, kind)
         for name in (BASELINE, "inspector check", "inspector events")
