@@ -21,6 +21,7 @@ missing key in the table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -166,6 +167,9 @@ class StreamMachine:
         self.blocks: dict[int, BlockBuffer] = {}
         self.open_blocks: dict[int, BlockBuffer] = {}
         self.frame = -1
+        #: Makes each block's buffer (``BlockBuffer``'s arguments); a bounded trace's
+        #: keeps no content (see :func:`inspector.core.bounded.bound_machine`).
+        self.new_block: Callable[..., BlockBuffer] = BlockBuffer
 
     @property
     def terminal(self) -> bool:
@@ -254,7 +258,7 @@ class StreamMachine:
         if action.kind not in BLOCK_KINDS:
             self._reject(2, f"unknown block kind {action.kind!r}")
             return
-        block = BlockBuffer(
+        block = self.new_block(
             action.index, action.kind, action.provider_type, action.name, action.call_id
         )
         block.ref = {"id": block.id, "index": block.index, "kind": block.kind}

@@ -14,6 +14,7 @@ from typing import Any
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
+from .bounded import BoundedTrace, bound_machine
 from .machine import TERMINAL_STATES, StreamMachine
 from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Frame, FrameDecoder
 from .trace import Ignored, Trace, TransportEnd
@@ -47,9 +48,12 @@ class Normalizer:
         header: Mapping[str, Any] | None = None,
         max_line: int = DEFAULT_MAX_LINE,
         max_frame: int = DEFAULT_MAX_FRAME,
+        keep_history: bool = True,
     ) -> None:
+        """``keep_history=False`` builds a :class:`~inspector.core.bounded.BoundedTrace`:
+        counts and the last events, memory bounded whatever the stream's length."""
         self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
-        self.trace = Trace(
+        self.trace = (Trace if keep_history else BoundedTrace)(
             stream_id=stream_id,
             provider=self.adapter.provider,
             source=source,
@@ -57,6 +61,8 @@ class Normalizer:
         )
         self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
         self.machine = StreamMachine(self.trace, self.adapter.provider)
+        if not keep_history:
+            bound_machine(self.machine)
         self.finished = False
         # The last frame decoded and its end when recorded: the decoder may still
         # extend that span by one byte (see FrameDecoder.feed).

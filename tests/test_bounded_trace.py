@@ -1,0 +1,310 @@
+"""A bounded trace (``Normalizer(keep_history=False)``) says what the full trace says
+about a stream — outcome, counts, violations, invariant problems — and stores the
+same amount whether the stream is short or ten times longer."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarks.streams import GENERATORS
+from inspector.capture import Recording, load_recording
+from inspector.core.bounded import (
+    KEPT_ENTRIES,
+    KEPT_EVENTS,
+    BoundedTrace,
+    KeptList,
+    NotKept,
+    RecentEvents,
+    SeenBlocks,
+)
+from inspector.core.invariants import InvariantChecker, check_invariants
+from inspector.core.normalizer import Normalizer
+from inspector.core.trace import EventLog, Trace, TransportEnd
+from inspector.library import expand_paths
+from inspector.session import guess_provider
+
+from .conftest import CAPTURES, ROOT
+
+SHARED_REAL = ROOT.parent / "shared" / "fixtures" / "real"
+FOLDERS = [CAPTURES, ROOT / "tests" / "fixtures" / "real", SHARED_REAL]
+
+
+def _recordings() -> list[tuple[str, Recording, str]]:
+    found = []
+    for root in FOLDERS:
+        if not root.is_dir():
+            continue
+        for path in expand_paths([str(root)]):
+            rec = load_recording(path)
+            provider = guess_provider(rec)
+            if provider is not None:
+                found.append((f"{root.name}/{Path(path).relative_to(root)}", rec, provider))
+    return found
+
+
+RECORDINGS = _recordings()
+
+
+def _chunkings(rec: Recording, seed: int) -> Iterator[tuple[str, list[tuple[float, bytes]]]]:
+    """As recorded; everything in one piece; and random cuts (a CRLF split, a frame split)."""
+    yield "as recorded", rec.chunks
+    body = rec.body
+    yield "whole", [(0.0, body)] if body else []
+    rng = random.Random(seed)
+    for round_ in range(3):
+        pieces, at = [], 0
+        while at < len(body):
+            size = rng.choice((1, 2, 3, 7, 64, 500)) if round_ else rng.randint(1, 40)
+            pieces.append((at / 1000, body[at : at + size]))
+            at += size
+        yield f"random {round_}", pieces
+
+
+def _normalize(
+    rec: Recording, provider: str, chunks: list[tuple[float, bytes]], keep_history: bool
+) -> Trace:
+    """What ``trace_recording`` does, chunk by chunk as live mode feeds (an error
+    body is handed to ``fail_http``: a bounded trace keeps no bytes)."""
+    normalizer = Normalizer(provider, "st_test", keep_history=keep_history)
+    status = rec.status
+    if status is not None and status >= 400:
+        for time, data in chunks:
+            normalizer.receive_error_body(data, time)
+        normalizer.fail_http(status, b"".join(data for _, data in chunks))
+        return normalizer.trace
+    for time, data in chunks:
+        normalizer.feed(data, time)
+    return normalizer.finish(rec.end or TransportEnd("eof"))
+
+
+def _summary(trace: Trace) -> dict[str, Any]:
+    """Everything a recorder reports of a trace."""
+    ignored = trace.ignored
+    return {
+        "outcome": trace.outcome,
+        "terminal": trace.terminal_event,
+        "frames": len(trace.frames),
+        "events": len(trace.events),
+        "bytes": trace.bytes_received,
+        "violations": list(trace.violations),
+        "ignored": ignored.total if isinstance(ignored, KeptList) else len(ignored),
+        "stream transitions": [t for t in trace.transitions if t.subject == "stream"],
+        "decoder error": trace.decoder_error,
+        "transport end": trace.transport_end,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "rec", "provider"), RECORDINGS, ids=[name for name, _, _ in RECORDINGS]
+)
+def test_a_bounded_trace_reports_what_the_full_trace_reports(
+    name: str, rec: Recording, provider: str
+) -> None:
+    for how, chunks in _chunkings(rec, seed=len(name)):
+        full = _normalize(rec, provider, chunks, keep_history=True)
+        bounded = _normalize(rec, provider, chunks, keep_history=False)
+        assert isinstance(bounded, BoundedTrace)
+        assert _summary(bounded) == _summary(full), how
+        assert bounded.invariant_problems() == check_invariants(full.events), how
+        assert bounded.checker.found == len(check_invariants(full.events)), how
+        assert list(bounded.events[-KEPT_EVENTS:]) == list(full.events[-KEPT_EVENTS:]), how
+
+
+def test_every_provider_and_every_folder_is_covered() -> None:
+    providers = {provider for _, _, provider in RECORDINGS}
+    assert providers == {"openai-chat", "openai-responses", "anthropic", "gemini"}
+    assert any(name.startswith("captures/") for name, _, _ in RECORDINGS)
+
+
+def test_the_invariant_check_mid_stream_matches_the_full_pass() -> None:
+    for name, rec, provider in RECORDINGS:
+        if rec.status is not None and rec.status >= 400:
+            continue
+        full = Normalizer(provider, "st_test")
+        bounded = Normalizer(provider, "st_test", keep_history=False)
+        assert isinstance(bounded.trace, BoundedTrace)
+        for time, data in rec.chunks:
+            full.feed(data, time)
+            bounded.feed(data, time)
+            expected = check_invariants(full.trace.events, ended=False)
+            assert bounded.trace.invariant_problems(ended=False) == expected, name
+
+
+# -- the incremental checker against the full pass, on event sequences of any shape --
+
+_TYPES = ("stream.start", "block.start", "block.delta", "block.stop", "stream.done",
+          "stream.error", "stream.heartbeat", "stream.warning")  # fmt: skip
+
+
+@st.composite
+def _event_sequences(draw: st.DrawFn) -> list[tuple[str, Any]]:
+    """Operations on an event log: whole events (any seq, stream id, block) and delta runs."""
+    ops: list[tuple[str, Any]] = []
+    for seq in range(1, draw(st.integers(0, 40)) + 1):
+        if draw(st.booleans()):
+            index = draw(st.integers(0, 3))
+            ops.append(("deltas", (index, draw(st.integers(1, 5)))))
+            continue
+        kind = draw(st.sampled_from(_TYPES))
+        event: dict[str, Any] = {
+            "stream_id": draw(st.sampled_from(["st_a", "st_a", "st_a", "st_b"])),
+            "seq": draw(st.sampled_from([seq, seq, seq, seq + 1, None, "x"])),
+            "type": kind,
+        }
+        if kind.startswith("block."):
+            event["block"] = {"index": draw(st.sampled_from([0, 1, 2, 3, None]))}
+        ops.append(("event", event))
+    return ops
+
+
+@given(_event_sequences(), st.booleans())
+def test_the_incremental_checker_gives_the_full_passes_problems(
+    ops: list[tuple[str, Any]], ended: bool
+) -> None:
+    full = EventLog("st_a")
+    bounded = RecentEvents("st_a")
+    for op, arg in ops:
+        for log in (full, bounded):
+            if op == "event":
+                log.append(arg)
+            else:
+                index, count = arg
+                log.extend_deltas({"index": index}, "text", ["t"] * count)
+    expected = check_invariants(full, ended)
+    assert bounded.checker.finish(ended) == expected[:KEPT_ENTRIES]
+    assert len(bounded) == len(full)
+
+
+def test_the_checker_keeps_the_first_problems_and_counts_them_all() -> None:
+    checker = InvariantChecker(limit=3)
+    checker.rows(("stream.start", 1, "st", None) for _ in range(10))
+    assert checker.found == 9
+    assert checker.finish(ended=False) == [
+        (3, 1, "seq 1 does not follow 1"),
+        (3, 2, "seq 1 does not follow 1"),
+        (3, 3, "seq 1 does not follow 1"),
+    ]
+
+
+def test_the_checker_fed_piecewise_equals_one_pass() -> None:
+    rows = [("stream.start", 1, "s", None), ("block.delta", 2, "s", 0),
+            ("block.start", 3, "s", 0), ("block.delta", 4, "s", 0),
+            ("stream.done", 5, "s", None), ("block.stop", 6, "s", 0)]  # fmt: skip
+    piecewise = InvariantChecker()
+    for row in rows:
+        piecewise.rows((row,))
+    assert piecewise.finish() == check_invariants(
+        [{"type": k, "seq": s, "stream_id": i, "block": {"index": b}} for k, s, i, b in rows]
+    )
+
+
+# -- what a bounded trace stores does not grow with the stream -------------------
+
+
+def _stored(normalizer: Normalizer) -> dict[str, int]:
+    """How many items each part of a bounded trace and its machine holds."""
+    trace = normalizer.trace
+    assert isinstance(trace, BoundedTrace)
+    events = trace.events
+    assert isinstance(events, RecentEvents)
+    blocks = normalizer.machine.blocks
+    assert isinstance(blocks, SeenBlocks)
+    return {
+        "chunk bytes": trace.chunks.stored_bytes,
+        "chunk columns": sum(map(len, (trace.chunks._at, trace.chunks._offset))),
+        "chunk times": len(trace.chunks._time) + len(trace.chunks._blocks),
+        "frame columns": len(trace.frames._start) + len(trace.frames._ids),
+        "frames whole": len(trace.frames._whole),
+        "events kept": len(events._recent),
+        "event types": len(events.type_counts),
+        "per-frame columns": len(trace.frame_event_start.tolist()),
+        "per-event columns": len(trace.event_frame.tolist()),
+        "transitions": list.__len__(trace.transitions),
+        "violations": list.__len__(trace.violations),
+        "ignored": list.__len__(trace.ignored),
+        "block columns": dict.__len__(trace.block_events),
+        "block ranges": len(blocks.ranges),
+        "open blocks": len(normalizer.machine.open_blocks),
+        "open block text": sum(len(b.parts) for b in normalizer.machine.open_blocks.values()),
+        "problems kept": len(trace.checker.problems),
+    }
+
+
+def _fed(provider: str, body: bytes, chunk: int) -> Normalizer:
+    normalizer = Normalizer(provider, "st_test", keep_history=False)
+    for at in range(0, len(body), chunk):
+        normalizer.feed(body[at : at + chunk], at / 1e6)
+    normalizer.finish()
+    return normalizer
+
+
+@pytest.mark.parametrize("provider", sorted(GENERATORS))
+def test_a_bounded_trace_stores_as_much_for_10n_frames_as_for_n(provider: str) -> None:
+    short = _fed(provider, GENERATORS[provider](500), 97)
+    long = _fed(provider, GENERATORS[provider](5000), 97)
+    assert len(long.trace.frames) > 9 * len(short.trace.frames)
+    assert len(long.trace.events) > 9 * len(short.trace.events)
+    assert short.trace.outcome == long.trace.outcome
+    assert _stored(long) == _stored(short)
+    assert _stored(long)["chunk bytes"] == 0
+
+
+def _anthropic_blocks(count: int, after_end: int = 0) -> bytes:
+    """An Anthropic stream of ``count`` text blocks, and pings after its end."""
+
+    def sse(body: dict[str, Any]) -> bytes:
+        return b"event: " + body["type"].encode() + b"\ndata: " + orjson.dumps(body) + b"\n\n"
+
+    text = {"type": "text", "text": ""}
+    out = [sse({"type": "message_start", "message": {"model": "m", "usage": {}}})]
+    for i in range(count):
+        out.append(sse({"type": "content_block_start", "index": i, "content_block": text}))
+        delta = {"type": "text_delta", "text": "hi"}
+        out.append(sse({"type": "content_block_delta", "index": i, "delta": delta}))
+        out.append(sse({"type": "content_block_stop", "index": i}))
+    out.append(sse({"type": "message_delta", "delta": {"stop_reason": "end_turn"}}))
+    out.append(sse({"type": "message_stop"}))
+    out += [sse({"type": "ping"})] * after_end
+    return b"".join(out)
+
+
+def test_many_blocks_and_frames_after_the_end_store_no_more() -> None:
+    short = _fed("anthropic", _anthropic_blocks(200, after_end=200), 50)
+    long = _fed("anthropic", _anthropic_blocks(2000, after_end=2000), 50)
+    assert long.trace.outcome == "completed (stop)"
+    assert _stored(long) == _stored(short)
+    assert long.trace.ignored.total == 2000  # type: ignore[attr-defined]
+    assert len(long.trace.ignored) == KEPT_ENTRIES
+    full = Normalizer("anthropic", "st_test")
+    full.feed(_anthropic_blocks(2000, after_end=2000))
+    full.finish()
+    assert _summary(long.trace) == _summary(full.trace)
+
+
+def test_history_a_bounded_trace_does_not_keep_is_refused_clearly() -> None:
+    normalizer = _fed("openai-chat", GENERATORS["openai-chat"](50), 100)
+    trace = normalizer.trace
+    with pytest.raises(NotKept, match="keeps only the last"):
+        trace.events[0]
+    with pytest.raises(NotKept, match="capture file"):
+        trace.chunks.span(0, 10)
+    with pytest.raises(NotKept):
+        check_invariants(trace.events)
+    assert trace.events[-1]["type"] == "stream.done"
+
+
+def test_seen_blocks_are_ranges() -> None:
+    seen = SeenBlocks()
+    for index in (0, 1, 2, 5, 4, 3, 10, 8):
+        seen.add(index)
+    assert seen.ranges == [(0, 6), (8, 9), (10, 11)]
+    assert 3 in seen and 9 not in seen and -1 not in seen and "1" not in seen
+    assert len(seen) == 8
