@@ -22,7 +22,9 @@ user; nothing is written when an export fails.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import hashlib
 from array import array
 from collections.abc import Iterable, Iterator
@@ -404,6 +406,24 @@ def _prepare(rec: Recording, options: ExportOptions, *, keep_traces: bool) -> _R
     return _Rendered(names, files, report, ledger, original, exported)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for one export, as it was after.
+
+    An export makes millions of small objects that live to its end (strings,
+    events, arrays) and none that form cycles worth collecting meanwhile: each
+    collection would walk all of them again (a sixth of the export's time on
+    a large stream). What they hold is freed by reference counting anyway.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def export_recording(
     rec: Recording, out_dir: str | Path, options: ExportOptions = ExportOptions()
 ) -> ExportResult:
@@ -416,7 +436,8 @@ def export_recording(
             f"{safe_path(rec.path)}: the export would overwrite its own input; "
             "choose another output directory"
         )
-    prepared = _prepare(rec, options, keep_traces=False)
+    with _collector_paused():
+        prepared = _prepare(rec, options, keep_traces=False)
     written: dict[str, Path] = {}
     try:
         check_output_dir(out)
@@ -442,10 +463,11 @@ def export_capture(
     """Export one capture or raw SSE file into ``out_dir`` (raises :class:`ExportError`)."""
     if Path(path).is_dir():
         raise ExportError(f"{safe_path(path)}: is a directory (export_paths exports directories)")
-    rec = load_recording(path)  # a missing file, a FIFO or a device: refused with the reason
-    if rec.kind == "raw" and rec.problems:
-        raise ExportError(rec.problems[0])
-    return export_recording(rec, out_dir, options)
+    with _collector_paused():
+        rec = load_recording(path)  # a missing file, a FIFO or a device: refused with the reason
+        if rec.kind == "raw" and rec.problems:
+            raise ExportError(rec.problems[0])
+        return export_recording(rec, out_dir, options)
 
 
 def export_trace(

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -83,6 +84,41 @@ class _Segments:
         return self.body_starts[i] + offset - self.joined_starts[i]
 
 
+def _data_span(body: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The value span of line ``body[start:end]`` when it is a ``data`` field."""
+    if body[start : start + 1] == b":":
+        return None  # a comment
+    colon = body.find(b":", start, end)
+    name_end = end if colon < 0 else colon
+    if body[start:name_end] != b"data":
+        return None
+    value = end if colon < 0 else colon + 1
+    if value < end and body[value] == 0x20:
+        value += 1
+    return value, end
+
+
+def _lines_data_values(body: bytes, pos: int, n: int) -> Iterator[list[tuple[int, int]]]:
+    """:func:`data_values` of ``body[pos:n]``, line by line (any line ends)."""
+    spans: list[tuple[int, int]] = []
+    for m in _LINE_END.finditer(body, pos, n):
+        if m.start() == pos:
+            if spans:
+                yield spans
+                spans = []
+        else:
+            span = _data_span(body, pos, m.start())
+            if span is not None:
+                spans.append(span)
+        pos = m.end()
+    if pos < n:
+        span = _data_span(body, pos, n)
+        if span is not None:
+            spans.append(span)
+    if spans:
+        yield spans
+
+
 def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
     """The byte spans of each event's ``data`` lines, event by event.
 
@@ -91,43 +127,33 @@ def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
     though no decoder dispatches them).
     """
     pos = len(_BOM) if body.startswith(_BOM) else 0
-    spans: list[tuple[int, int]] = []
     n = len(body)
-
-    def line(start: int, end: int) -> None:
-        if body[start : start + 1] == b":":
-            return  # a comment
-        colon = body.find(b":", start, end)
-        name_end = end if colon < 0 else colon
-        if body[start:name_end] != b"data":
-            return
-        value = end if colon < 0 else colon + 1
-        if value < end and body[value] == 0x20:
-            value += 1
-        spans.append((value, end))
-
-    for m in _LINE_END.finditer(body, pos):
-        if m.start() == pos:
-            if spans:
-                yield spans
-                spans = []
+    if b"\r" in body:
+        yield from _lines_data_values(body, pos, n)
+        return
+    # Only LF line ends: an event runs to the next blank line (one C search),
+    # and an event that is one ``data:`` line — nearly all — needs no line loop.
+    while pos < n:
+        end = body.find(b"\n\n", pos)
+        if end < 0:
+            end = n
+        if body.startswith(b"data:", pos) and body.find(b"\n", pos, end) < 0:
+            value = pos + 5
+            if value < end and body[value] == 0x20:
+                value += 1
+            yield [(value, end)]
         else:
-            line(pos, m.start())
-        pos = m.end()
-    if pos < n:
-        line(pos, n)
-    if spans:
-        yield spans
+            # The event's lines, its blank line included (when it has one).
+            yield from _lines_data_values(body, pos, min(end + 2, n))
+        pos = end + 2
 
 
 # A JSON string: its content is group 1. Outside strings a JSON text has no
 # quotes, so scanning from the start finds exactly its strings, in order.
 _STRING = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)  # unrolled: one step per escape
-# The shape of a document: value strings become S, numbers vanish, keys and
-# syntax stay. Documents of one shape have the same strings at the same paths.
-_VALUE_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"(?!\s*:)', re.S)
-_NUMBER_TOKEN = re.compile(rb"(?<=[:\[,\s])-?[0-9][0-9.eE+\-]*")
-_DIGIT = re.compile(rb"[0-9]")
+# Outside strings a JSON document's numbers are made of these (and its
+# literals of letters other than e): deleted, only the syntax is left.
+_NUMBER_BYTES: Final = b"0123456789.eE+-"
 # Shapes remembered per body (a stream has a handful; a hostile one, many).
 _MAX_TEMPLATES: Final = 4096
 _BLOCK: Final = 1 << 16  # bytes per step of the covered-byte blanking (small: no big temporaries)
@@ -216,14 +242,12 @@ class _String:
 class _Template:
     """Where the strings of one document shape are, and what each is.
 
-    ``count`` strings (keys and values) in document order; ``keys`` to check
-    byte for byte (those with a digit, which the shape does not keep);
-    ``values``: ``(ordinal, path, treatment, plan)`` of every value not kept
-    as is (``plan``: the discriminators of its stream key, for texts).
+    ``count`` strings (keys and values) in document order; ``values``:
+    ``(ordinal, path, treatment, plan)`` of every value not kept as is
+    (``plan``: the discriminators of its stream key, for texts).
     """
 
     count: int
-    keys: tuple[tuple[int, bytes], ...]
     values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any], ...]
 
 
@@ -236,19 +260,27 @@ def _template(joined: bytes, root: Any) -> _Template | None:
     spans = [m.span(1) for m in _STRING.finditer(joined)]
     if spans != [(t.start, t.end) for t in strings] or not all(t.terminated for t in strings):
         return None
-    keys = []
     values = []
     for ordinal, token in enumerate(strings):
-        content = joined[token.start : token.end]
         if token.kind == "key":
-            if _DIGIT.search(content):
-                keys.append((ordinal, content))
             continue
         treatment = classify(token.path, _lookup(root, token.path[:-1]), root)
         if treatment is not Treatment.KEEP:
             plan = discriminator_plan(token.path, root) if treatment in _STREAMED else None
             values.append((ordinal, token.path, treatment, plan))
-    return _Template(len(strings), tuple(keys), tuple(values))
+    return _Template(len(strings), tuple(values))
+
+
+def _key_getter(parts: list[bytes]) -> Callable[[list[bytes]], Any]:
+    """A function from the parts of a document of this syntax to its key strings.
+
+    A string is a key when the syntax after it starts with ``:``; documents
+    whose syntax (numbers aside) is the same have their keys at the same parts.
+    """
+    indexes = [i for i in range(1, len(parts) - 1, 2) if parts[i + 1].lstrip()[:1] == b":"]
+    if not indexes:
+        return lambda parts: ()
+    return operator.itemgetter(*indexes)
 
 
 class _BodyRewriter:
@@ -261,7 +293,12 @@ class _BodyRewriter:
         self.covered = bytearray(len(body))
         self.streams: dict[tuple[Any, ...], list[_String]] = {}
         self.singles: list[_String] = []
-        self.templates: dict[tuple[bytes, Any], _Template] = {}
+        self.templates: dict[tuple[bytes, Any, Any], _Template] = {}
+        # syntax between strings -> the key strings of a document with it
+        self.key_getters: dict[bytes, Callable[[list[bytes]], Any]] = {}
+        # A simple id string (ASCII, no escape) seen in a template document:
+        # its first string, and where the same bytes recur (written like it).
+        self.id_repeats: dict[bytes, tuple[_String, list[int]]] = {}
         self.clean_ids: dict[str, bool] = {}  # id -> holds no secret
 
     # -- 1-3: find, lex and classify -----------------------------------------
@@ -329,39 +366,53 @@ class _BodyRewriter:
         if not isinstance(root, dict | list):
             return False
         kind = root.get("type") if isinstance(root, dict) else None
-        key = (
-            _NUMBER_TOKEN.sub(b"", _VALUE_STRING.sub(b"S", joined)),
-            kind if isinstance(kind, str) else None,
-        )
-        template = self.templates.get(key)
+        # One C pass: the bytes between strings and the strings' contents
+        # alternate, string n's content at 2n+1. Without a backslash a valid
+        # document's strings are exactly what lies between its quotes.
+        parts = joined.split(b'"') if b"\\" not in joined else _STRING.split(joined)
+        # The syntax between strings, numbers deleted: with the keys, the shape.
+        syntax = b'"'.join(parts[0::2]).translate(None, _NUMBER_BYTES)
+        keys_of = self.key_getters.get(syntax)
+        if keys_of is None:
+            keys_of = _key_getter(parts)
+            if len(self.key_getters) < _MAX_TEMPLATES:
+                self.key_getters[syntax] = keys_of
+        shape = (syntax, keys_of(parts), kind if isinstance(kind, str) else None)
+        template = self.templates.get(shape)
         if template is None:
             template = _template(joined, root)
             if template is None:
                 return False
             if len(self.templates) < _MAX_TEMPLATES:
-                self.templates[key] = template
-        # One C pass: the bytes between strings and the strings' contents
-        # alternate, string n's content at 2n+1 (the matches finditer gives).
-        parts = _STRING.split(joined)
+                self.templates[shape] = template
         if len(parts) != 2 * template.count + 1:
             return False
-        for ordinal, content in template.keys:
-            if parts[2 * ordinal + 1] != content:
-                return False
         # Where each part ends, quotes not counted: string n starts 2n+1 bytes later.
         ends = list(itertools.accumulate(map(len, parts)))
         covered = self.covered
         for ordinal, path, treatment, plan in template.values:
             raw = parts[2 * ordinal + 1]
             start = base + ends[2 * ordinal] + 2 * ordinal + 1
-            string = _String(raw, start, treatment)
             covered[start : start + len(raw)] = b"\xff" * len(raw)
+            if treatment is Treatment.ID and self._repeated_id(raw, start):
+                continue
+            string = _String(raw, start, treatment)
             if treatment in _STREAMED:
                 self.streams.setdefault((treatment, *stream_key(path, root, plan)), []).append(
                     string
                 )
             else:
                 self.singles.append(string)
+                if treatment is Treatment.ID and raw.isascii() and b"\\" not in raw:
+                    self.id_repeats[raw] = (string, [])
+        return True
+
+    def _repeated_id(self, raw: bytes, start: int) -> bool:
+        """Note an id seen before in a simple string: decided once, written everywhere."""
+        first = self.id_repeats.get(raw)
+        if first is None:
+            return False
+        first[1].append(start)
         return True
 
     def _string(
@@ -416,14 +467,7 @@ class _BodyRewriter:
         for string in self.singles:
             treatment = string.treatment
             if treatment is Treatment.ID:
-                # A key pasted where an id goes is removed, not given a look-alike.
-                # (One id repeats in every frame: whether it holds one is asked once.)
-                chars = string.chars
-                clean = self.clean_ids.get(chars)
-                if clean is None:
-                    clean = self.clean_ids[chars] = not find_encoded_secrets(chars)
-                if clean or not self._secrets([string]):
-                    self._replace_whole(string, self.ctx.pseudonym("id", string.chars))
+                self._id(string)
             elif treatment is Treatment.OPAQUE:
                 chars = string.chars
                 if chars:
@@ -433,6 +477,25 @@ class _BodyRewriter:
                 self._secrets([string])
                 if treatment is Treatment.TEXT and self.ctx.mask_text:
                     self._mask_text(string)
+
+        for first, repeats in self.id_repeats.values():
+            if repeats and first.edited:
+                # Not one blob (a secret in it, say): every copy decided on its own.
+                for start in repeats:
+                    string = _String(first.raw, start, Treatment.ID)
+                    self._id(string)
+                    self.singles.append(string)
+                repeats.clear()
+
+    def _id(self, string: _String) -> None:
+        # A key pasted where an id goes is removed, not given a look-alike.
+        # (One id repeats in every frame: whether it holds one is asked once.)
+        chars = string.chars
+        clean = self.clean_ids.get(chars)
+        if clean is None:
+            clean = self.clean_ids[chars] = not find_encoded_secrets(chars)
+        if clean or not self._secrets([string]):
+            self._replace_whole(string, self.ctx.pseudonym("id", string.chars))
 
     def _secrets(self, strings: list[_String]) -> bool:
         """Replace every secret in these strings (one text, joined); whether there was one."""
@@ -528,12 +591,22 @@ class _BodyRewriter:
                             f"an edit at byte {offset} would turn {width} bytes into {len(new)}"
                         )
                     out[offset : offset + width] = new
+        for first, repeats in self.id_repeats.values():
+            blob = first.blob
+            if blob is not None and repeats:
+                if len(blob) != len(first.raw):
+                    raise RewriteError(f"an edit at byte {first.base} changes its length")
+                width = len(blob)
+                for start in repeats:
+                    out[start : start + width] = blob
 
     def release_strings(self) -> None:
         """Drop every string and template once applied (most of the rewriter's memory)."""
         self.streams = {}
         self.singles = []
         self.templates = {}
+        self.key_getters = {}
+        self.id_repeats = {}
         self.clean_ids = {}
 
     def _uncovered_text(self) -> str:
