@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from ..live.headless import problem_line, record, secret_warnings, summary_line
 
     try:
-        feed = feed_from_args(args)
+        # No view: the trace keeps counts, not history, so memory stays flat
+        # however long the stream (the capture file has every byte).
+        feed = feed_from_args(args, keep_history=False)
     except UsageError as exc:
         error(escape_controls(exc))
         return EXIT_USAGE

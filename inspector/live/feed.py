@@ -23,6 +23,13 @@ Two clocks watch the stream:
 Either ends the stream ``interrupted`` (category ``transport`` /
 ``progress_timeout``). :meth:`cancel` ends it ``interrupted`` / ``cancelled``.
 Text received so far stays in the trace and the capture as a draft.
+
+A view shows the whole trace; a feed nobody shows (headless ``record``) is
+made with ``keep_history=False``: its trace is a
+:class:`~inspector.core.bounded.BoundedTrace`, which keeps counts and the last
+events, so memory does not grow with the stream. The capture, the summary and
+the exit code are the same either way: what the feed itself reads of the
+trace (progress, the first content's time, an error body) never needs history.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from typing import Any, Final
 import httpx
 import orjson
 
+from ..core.bounded import RecentEvents
 from ..core.normalizer import Normalizer
 from ..core.trace import Trace, TransportEnd
 from ..credentials import is_secret_header
@@ -102,6 +110,7 @@ class LiveFeed:
         after_terminal_grace: float = AFTER_TERMINAL_GRACE,
         stream_id: str | None = None,
         max_bytes: int | None = None,
+        keep_history: bool = True,
     ) -> None:
         self.request = request
         #: Stop once this many bytes have been received (None: no cap).
@@ -143,6 +152,7 @@ class LiveFeed:
             stream_id or "st_" + secrets.token_hex(8),
             source=str(capture) if capture is not None else safe_url,
             header=self.header,
+            keep_history=keep_history,
         )
         self.trace: Trace = self.normalizer.trace
         self.trace.header = self.header  # the same dict: it fills in as the exchange goes
@@ -153,7 +163,13 @@ class LiveFeed:
         self._t0 = 0.0
         self._status: int | None = None
         self._error_bytes = 0
+        # An error response's body (at most MAX_ERROR_BODY and one chunk), for its adapter.
+        self._error_body: list[bytes] = []
+        # Events looked at by _progressed, meaningful ones and deltas among them.
         self._checked_events = 0
+        self._meaningful = 0
+        self._deltas = 0
+        self._fed_at = 0.0  # when the chunk last given to the normalizer arrived
         self._settled = False
 
     # -- the Feed protocol ---------------------------------------------------
@@ -285,6 +301,7 @@ class LiveFeed:
         clean = self.scrubber.feed(data)
         if clean:
             self.sink.chunk(t, clean)
+            self._fed_at = t
             self.normalizer.feed(clean, t)
 
     def _receive_error_chunk(self, data: bytes) -> None:
@@ -293,6 +310,7 @@ class LiveFeed:
         if clean:
             self.sink.chunk(t, clean)
             self.normalizer.receive_error_body(clean, t)
+            self._error_body.append(clean)
         self._error_bytes += len(data)
 
     def _arrived(self, data: bytes) -> float:
@@ -310,7 +328,9 @@ class LiveFeed:
         self.sink.chunk(time, rest)
         if self._status is not None and self._status >= 400:
             self.normalizer.receive_error_body(rest, time)
+            self._error_body.append(rest)
         elif not self.normalizer.finished:
+            self._fed_at = time
             self.normalizer.feed(rest, time)
 
     def _over_cap(self) -> bool:
@@ -326,19 +346,33 @@ class LiveFeed:
         return TransportEnd("cancelled", self._now(), why)
 
     def _progressed(self) -> bool:
-        """Whether a meaningful event arrived since the last call."""
-        trace = self.trace
-        progressed = False
-        for index in range(self._checked_events, len(trace.events)):
-            kind = trace.events[index]["type"]
-            if kind not in _NOT_PROGRESS:
-                progressed = True
-            if kind == "block.delta" and "first_content" not in self.exchange["timings"]:
-                # When the frame carrying it arrived, not when we looked.
-                frame = trace.event_frame[index]
-                self._timing("first_content", trace.frames.time_of(frame) if frame >= 0 else None)
-        self._checked_events = len(trace.events)
+        """Whether a meaningful event arrived since the last call.
+
+        Called after each chunk is fed: the first ``block.delta`` came from a
+        frame that chunk completed, so the chunk's arrival is the frame's time.
+        """
+        meaningful, deltas = self._tally()
+        progressed = meaningful > self._meaningful
+        if deltas and not self._deltas:
+            self._timing("first_content", self._fed_at)
+        self._meaningful, self._deltas = meaningful, deltas
         return progressed
+
+    def _tally(self) -> tuple[int, int]:
+        """Events so far that are progress (not heartbeats or warnings), and deltas."""
+        events = self.trace.events
+        if isinstance(events, RecentEvents):  # counted as recorded: no history to read
+            counts = events.type_counts
+            quiet = sum(counts.get(kind, 0) for kind in _NOT_PROGRESS)
+            return len(events) - quiet, counts.get("block.delta", 0)
+        meaningful, deltas = self._meaningful, self._deltas
+        type_of = events.type_of
+        for index in range(self._checked_events, len(events)):
+            kind = type_of(index)
+            meaningful += kind not in _NOT_PROGRESS
+            deltas += kind == "block.delta"
+        self._checked_events = len(events)
+        return meaningful, deltas
 
     # -- the end -------------------------------------------------------------
 
@@ -350,7 +384,7 @@ class LiveFeed:
         end = TransportEnd(end.reason, end.time, self._safe(end.error))
         self._release_held(end.time if end.time is not None else self._now())
         if self._status is not None and self._status >= 400 and not self.normalizer.finished:
-            self.normalizer.fail_http(self._status)
+            self.normalizer.fail_http(self._status, b"".join(self._error_body))
         if self.normalizer.finished:
             self.trace.transport_end = end
         else:

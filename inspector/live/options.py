@@ -219,8 +219,16 @@ def default_capture_path(provider: str, model: str, now: datetime | None = None)
     return Path(f"{provider}-{safe_model}-{stamp}.jsonl")
 
 
-def feed_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> LiveFeed:
-    """A ready :class:`LiveFeed` from the parsed options (raises :class:`UsageError`)."""
+def feed_from_args(
+    args: argparse.Namespace,
+    environ: Mapping[str, str] | None = None,
+    *,
+    keep_history: bool = True,
+) -> LiveFeed:
+    """A ready :class:`LiveFeed` from the parsed options (raises :class:`UsageError`).
+
+    ``keep_history=False`` for a feed no view shows (``record``): see :class:`LiveFeed`.
+    """
     from .feed import LiveFeed
 
     env = os.environ if environ is None else environ
@@ -272,4 +280,5 @@ def feed_from_args(args: argparse.Namespace, environ: Mapping[str, str] | None =
         transport_timeout=args.transport_timeout,
         progress_timeout=args.progress_timeout,
         max_bytes=getattr(args, "max_bytes", DEFAULT_MAX_BYTES) or None,
+        keep_history=keep_history,
     )
