@@ -39,6 +39,7 @@ import io
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -294,36 +295,114 @@ def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording
         raise _os_refusal(exc, name) from None
 
 
+#: How much of a capture is read at a time (its lines are split and parsed a read at a time).
+_READ_SIZE: Final = 1 << 16
+
+
+class _Lines:
+    """The lines of a file from where it stands, a read at a time, each bounded.
+
+    Iterating gives lists of whole lines (without their LF), in order. When
+    it ends, :attr:`unterminated` holds what followed the last LF: the last
+    line, cut short, or the first ``max_line + 1`` bytes of a line longer
+    than ``max_line`` (reading stops there: one endless line is never held
+    whole). No more than ``max_line`` plus one read is held at a time.
+    """
+
+    def __init__(self, file: IO[bytes], max_line: int) -> None:
+        self._file = file
+        self._max_line = max_line
+        self.unterminated = b""
+
+    def __iter__(self) -> Iterator[list[bytes]]:
+        read = self._file.read
+        parts: list[bytes] = []  # the start of a line that spans reads
+        held = 0
+        while block := read(_READ_SIZE):
+            lines = block.split(b"\n")
+            tail = lines.pop()
+            if lines:
+                if parts:
+                    lines[0] = b"".join(parts) + lines[0]
+                    parts, held = [], 0
+                yield lines
+            if tail:
+                parts.append(tail)
+                held += len(tail)
+                if held > self._max_line:
+                    self.unterminated = b"".join(parts)[: self._max_line + 1]
+                    return
+        self.unterminated = b"".join(parts)
+
+
 def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> Recording:
-    # Lines are read one at a time, each bounded: no list of every line is
-    # ever built, and one endless line cannot make us hold more than its limit.
+    # The file is read a piece at a time (see _Lines): no list of every line
+    # is ever built, and one endless line cannot make us hold more than its
+    # limit. A line is judged as it was written (with its LF), by the rules of
+    # _line_problem; the loop below only takes a short cut for the common
+    # line - a chunk record with text, within every bound - whose outcome
+    # those rules would give the same.
     rec = Recording(path, "capture")
     number = first = _read_header(rec, file, name)
+    max_line = MAX_RECORD_LINE  # read at each call: tests lower them
+    last_allowed = first + MAX_RECORDS
+    chunks = rec.chunks.append
+    loads = orjson.loads
     total = 0
-    last = b"\n"
-    while line := file.readline(MAX_RECORD_LINE + 1):
+    lines = _Lines(file, max_line)
+    for block in lines:
+        for line in block:
+            number += 1
+            total += len(line) + 1
+            if len(line) < max_line and total <= limit and number <= last_allowed:
+                try:
+                    record = loads(line)
+                except orjson.JSONDecodeError:
+                    pass
+                else:
+                    if type(record) is dict and record.get("type") == "chunk" and rec.end is None:
+                        time = record.get("t")
+                        text = record.get("text")
+                        if type(time) is float and type(text) is str:
+                            chunks((time, text.encode("utf-8")))
+                            continue
+            problem = _line_problem(rec, line + b"\n", number - first, total, limit)
+            if problem is not None:
+                rec.problems.append(f"{name}:{number}: {problem}")
+                return rec
+    last = lines.unterminated
+    if last:
         number += 1
-        total += len(line)
-        last = line
-        problem = _line_too_long(line, MAX_RECORD_LINE, "a record")
-        if problem is None and total > limit:
-            problem = f"the capture is longer than {_sizeof(limit)}; reading stopped here"
-        if problem is None and number - first > MAX_RECORDS:
-            problem = f"more than {MAX_RECORDS:,} records; reading stopped here"
-        if problem is None and line.strip():
-            problem = _read_line(rec, line)
-            if problem is not None and not line.endswith(b"\n"):
-                problem = "the last line is cut short"  # the writer was stopped mid-line
+        total += len(last)
+        problem = _line_problem(rec, last, number - first, total, limit)
+        if problem is None and rec.end is None:
+            problem = "the last line is cut short"
         if problem is not None:
             rec.problems.append(f"{name}:{number}: {problem}")
-            return rec
-    if not last.endswith(b"\n") and rec.end is None:
-        rec.problems.append(f"{name}:{number}: the last line is cut short")
     elif rec.end is None:
         rec.problems.append(
             f"{name}: no end record — the recording stopped before the transport ended"
         )
     return rec
+
+
+def _line_problem(rec: Recording, line: bytes, records: int, total: int, limit: int) -> str | None:
+    """Read one line after the header into ``rec``; what is wrong with it, if anything.
+
+    ``line`` is as written (with its LF unless it is the last line, cut
+    short); ``records`` counts the lines after the header up to this one and
+    ``total`` their bytes.
+    """
+    problem = _line_too_long(line, MAX_RECORD_LINE, "a record")
+    if problem is None and total > limit:
+        problem = f"the capture is longer than {_sizeof(limit)}; reading stopped here"
+    if problem is None and records > MAX_RECORDS:
+        problem = f"more than {MAX_RECORDS:,} records; reading stopped here"
+    if problem is None and line.strip():
+        problem = _read_line(rec, line)
+        if problem is not None and not line.endswith(b"\n"):
+            problem = "the last line is cut short"  # the writer was stopped mid-line
+    return problem
 
 
 def _line_too_long(line: bytes, limit: int, what: str) -> str | None:
