@@ -123,6 +123,15 @@ def _lines(data: bytes) -> Iterator[bytes]:
     """``data.splitlines()`` one line at a time: no list of every line held at once."""
     at = 0
     size = len(data)
+    if b"\r" not in data:  # only LF (always so in a capture we wrote): one C search a line
+        while at < size:
+            end = data.find(b"\n", at)
+            if end < 0:
+                yield data[at:]
+                return
+            yield data[at:end]
+            at = end + 1
+        return
     while at < size:
         match = _LINE_BREAK.search(data, at)
         if match is None:
@@ -134,6 +143,8 @@ def _lines(data: bytes) -> Iterator[bytes]:
 
 def _capture_parts(data: bytes) -> tuple[bytearray, bytes] | None:
     """A capture's chunks joined (b64 ones decoded), and its other records; None if not one."""
+    if b"chunk" not in data and b"\\u" not in data:
+        return None  # no record can say "type": "chunk" (the events file, say)
     body = bytearray()  # grown in place: no list of every chunk next to their join
     chunks = 0
     records = []
