@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -122,4 +125,25 @@ def load_trace(path: str | Path, provider: str | None = None) -> Trace:
     be read at all, and :class:`ProviderUnknown` when it is not told and
     cannot be detected; both are ``ValueError`` with a message for the user.
     """
-    return trace_recording(read_recording(path), provider)
+    with _collector_paused():
+        return trace_recording(read_recording(path), provider)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Hold back Python's cycle collector while a file is read and normalized.
+
+    A load makes hundreds of thousands of containers that all live as long as
+    the trace, and no reference cycles (none from any capture, raw stream or
+    damaged input tried): every collector pass over them is pure cost, about
+    3% of ``inspector check`` on a 30 MB capture. The collector's state is
+    restored after, so a caller that turned it off keeps it off.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
