@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar, cast
 
@@ -58,6 +58,7 @@ __all__ = [
     "BoundedTrace",
     "CountColumn",
     "CountedChunks",
+    "EventCounter",
     "KeptList",
     "NotKept",
     "RecentEvents",
@@ -102,6 +103,13 @@ class CountColumn(IntColumn):
 
     def fromlist(self, values: list[int], /) -> None:
         self.total += len(values)
+
+    def frombytes(self, data: Any, /) -> None:
+        self.total += len(memoryview(data).cast("B")) // self.itemsize
+
+    def __iadd__(self, values: Any) -> CountColumn:  # type: ignore[misc]
+        self.extend(values)
+        return self
 
     def __len__(self) -> int:
         return self.total
@@ -324,6 +332,30 @@ class RecentEvents(EventLog):
     def type_of(self, index: int) -> str:
         event = self[index]
         return str(event["type"])
+
+
+class EventCounter:
+    """How many events of each type an event log holds, read without its history.
+
+    A bounded log counts as it records; a full one is read from where the
+    previous call stopped, so each event is looked at once.
+    """
+
+    def __init__(self) -> None:
+        self._seen = 0
+        self._counts: dict[str, int] = {}
+
+    def counts(self, events: EventLog) -> Mapping[str, int]:
+        """Events in ``events`` by type (always pass the same log)."""
+        if isinstance(events, RecentEvents):
+            return events.type_counts
+        counts = self._counts
+        type_of = events.type_of
+        for index in range(self._seen, len(events)):
+            kind = type_of(index)
+            counts[kind] = counts.get(kind, 0) + 1
+        self._seen = len(events)
+        return counts
 
 
 # -- the trace -----------------------------------------------------------------------

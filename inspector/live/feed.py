@@ -44,7 +44,7 @@ from typing import Any, Final
 import httpx
 import orjson
 
-from ..core.bounded import RecentEvents
+from ..core.bounded import EventCounter
 from ..core.normalizer import Normalizer
 from ..core.trace import Trace, TransportEnd
 from ..credentials import is_secret_header
@@ -165,8 +165,8 @@ class LiveFeed:
         self._error_bytes = 0
         # An error response's body (at most MAX_ERROR_BODY and one chunk), for its adapter.
         self._error_body: list[bytes] = []
-        # Events looked at by _progressed, meaningful ones and deltas among them.
-        self._checked_events = 0
+        # Events by type, and how many were progress and deltas at the last look.
+        self._counter = EventCounter()
         self._meaningful = 0
         self._deltas = 0
         self._fed_at = 0.0  # when the chunk last given to the normalizer arrived
@@ -361,18 +361,9 @@ class LiveFeed:
     def _tally(self) -> tuple[int, int]:
         """Events so far that are progress (not heartbeats or warnings), and deltas."""
         events = self.trace.events
-        if isinstance(events, RecentEvents):  # counted as recorded: no history to read
-            counts = events.type_counts
-            quiet = sum(counts.get(kind, 0) for kind in _NOT_PROGRESS)
-            return len(events) - quiet, counts.get("block.delta", 0)
-        meaningful, deltas = self._meaningful, self._deltas
-        type_of = events.type_of
-        for index in range(self._checked_events, len(events)):
-            kind = type_of(index)
-            meaningful += kind not in _NOT_PROGRESS
-            deltas += kind == "block.delta"
-        self._checked_events = len(events)
-        return meaningful, deltas
+        counts = self._counter.counts(events)
+        quiet = sum(counts.get(kind, 0) for kind in _NOT_PROGRESS)
+        return len(events) - quiet, counts.get("block.delta", 0)
 
     # -- the end -------------------------------------------------------------
 

@@ -23,6 +23,14 @@ stream live; :class:`Flow` is a :class:`~inspector.feed.Feed` for that. When
 the flow ends its trace and the request body are dropped (:attr:`Flow.trace`
 becomes None and the capture on disk is the record), so a long-running proxy
 does not keep every stream it ever saw.
+
+While it streams, a recorded flow's trace is a
+:class:`~inspector.core.bounded.BoundedTrace` (counts and the last events,
+not history), so an open exchange costs the same memory however long its
+stream: the capture file has every byte. A view that follows the flow calls
+:meth:`Flow.follow`, which rebuilds the whole trace from the capture written
+so far; from then on the flow keeps history. A flow with no capture
+directory keeps history from the start (there is nothing to rebuild from).
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ from typing import Any, Final
 
 import orjson
 
-from ..capture import CaptureWriter
+from ..capture import CaptureWriter, UnreadableInput, read_recording
+from ..core.bounded import BoundedTrace, EventCounter
 from ..core.normalizer import Normalizer
 from ..core.trace import Trace, TransportEnd
 from ..live.feed import MAX_ERROR_BODY
@@ -155,7 +164,9 @@ class Flow:
         self._t0 = time.perf_counter()
         self._writer: CaptureWriter | None = None
         self._error_bytes = 0
-        self._checked_events = 0
+        self._error_body: list[bytes] = []  # for its adapter: a bounded trace keeps no bytes
+        self._counter = EventCounter()
+        self._fed_at = 0.0  # when the chunk last given to the normalizer arrived
 
     # -- what views use --------------------------------------------------------
 
@@ -168,6 +179,41 @@ class Flow:
     def recording(self) -> bool:
         """Whether the exchange is being recorded (it has a live trace)."""
         return self.normalizer is not None
+
+    def follow(self) -> Trace | None:
+        """The exchange's whole trace, for a view that shows it while it streams.
+
+        The first call rebuilds it from the capture written so far (the flow
+        recorded a bounded trace until then) and the flow keeps history from
+        then on. None when the exchange is not being recorded (ended, not a
+        stream) or its capture cannot be read back (see :attr:`problem`).
+        """
+        normalizer = self.normalizer
+        if normalizer is None or not self.live:
+            return None
+        if not isinstance(normalizer.trace, BoundedTrace):
+            return normalizer.trace
+        if self.capture is None or self._writer is None:
+            return None
+        try:
+            recording = read_recording(self.capture)
+        except UnreadableInput:
+            return None
+        whole = Normalizer(
+            normalizer.adapter.provider,
+            normalizer.trace.stream_id,
+            source=normalizer.trace.source,
+            header=self._header(),
+        )
+        if self.status is not None and self.status >= 400:
+            for time_, data in recording.chunks:
+                whole.receive_error_body(data, time_)
+        else:
+            whole.feed_many(recording.chunks)
+        self.normalizer = whole
+        self.trace = whole.trace
+        self._counter = EventCounter()
+        return self.trace
 
     def watch(self, listener: Notify) -> Callable[[], None]:
         """Call ``listener`` after every change; returns the function that stops it."""
@@ -239,7 +285,7 @@ class Flow:
         if normalizer is not None:
             self._record(self.duration, self.scrubber.flush())
             if self.status is not None and self.status >= 400 and not normalizer.finished:
-                normalizer.fail_http(self.status)
+                normalizer.fail_http(self.status, b"".join(self._error_body))
             if normalizer.finished:
                 normalizer.trace.transport_end = end
             else:
@@ -258,6 +304,7 @@ class Flow:
         # (A view still showing the exchange keeps its own trace and dict.)
         self.normalizer = None
         self.trace = None
+        self._error_body = []
         request = {k: v for k, v in self.exchange["request"].items() if k != "body"}
         self.exchange = {**self.exchange, "request": request}
 
@@ -281,6 +328,8 @@ class Flow:
             "st_" + secrets.token_hex(8),
             source=self.description,
             header=self._header(),
+            # Bounded unless nothing is written that a view could rebuild it from.
+            keep_history=self.directory is None,
         )
         self.trace = self.normalizer.trace
         if self.directory is None:
@@ -303,8 +352,10 @@ class Flow:
                 return  # forwarded whole, recorded up to the bound
             data = data[: MAX_ERROR_BODY - self._error_bytes]
             self._error_bytes += len(data)
+            self._error_body.append(data)
             normalizer.receive_error_body(data, time_)
         else:
+            self._fed_at = time_
             normalizer.feed(data, time_)
             self._first_content()
         if self._writer is not None:
@@ -335,17 +386,13 @@ class Flow:
     # -- helpers -------------------------------------------------------------------
 
     def _first_content(self) -> None:
+        # Called after each chunk is fed: the first delta came from a frame that
+        # chunk completed, so the chunk's arrival is that frame's time.
         trace = self.trace
         if trace is None or "first_content" in self.exchange["timings"]:
             return
-        events = trace.events
-        for index in range(self._checked_events, len(events)):
-            if events[index]["type"] == "block.delta":
-                frame = trace.event_frame[index]
-                if frame >= 0:
-                    self._timing("first_content", trace.frames[frame].time)
-                break
-        self._checked_events = len(events)
+        if self._counter.counts(trace.events).get("block.delta"):
+            self._timing("first_content", self._fed_at)
 
     def _timing(self, name: str, value: float | None = None) -> None:
         timings = self.exchange["timings"]

@@ -9,8 +9,10 @@ stream of thousands of chunks a second costs a few table updates.
 
 Enter opens a flow on a :class:`~.main.MainScreen`: a flow still streaming
 is shown as a live feed (the cursor follows the newest frame, ``c`` stops
-the exchange); a finished one is read back from its capture (the proxy keeps
-no finished trace in memory). Escape comes back to the list.
+the exchange; its whole trace is rebuilt from the capture so far, as a flow
+nobody follows keeps only counts: :meth:`~inspector.proxy.Flow.follow`); a
+finished one is read back from its capture (the proxy keeps no finished trace
+in memory). Escape comes back to the list.
 
 :class:`ProxyApp` is the application ``inspector proxy`` runs: the flow list,
 with the proxy serving in the app's own event loop, so a flow's trace is
@@ -227,7 +229,7 @@ class FlowsScreen(Screen[None]):
 
     def open_flow(self, flow: Flow) -> None:
         """The four panes over the exchange: following it live, or from its capture."""
-        if flow.live and flow.trace is not None:
+        if flow.live and flow.recording:
             self._open_live(flow)
         elif not flow.live and flow.capture is not None and flow.problem is None:
             try:
@@ -246,10 +248,16 @@ class FlowsScreen(Screen[None]):
             self.notify(f"#{flow.number} was not recorded: {escape_controls(why)}", markup=False)
 
     def _open_live(self, flow: Flow) -> None:
-        assert flow.trace is not None
-        feed = FlowFeed(flow, flow.trace)
+        # The flow recorded counts, not history, until now: its whole trace is
+        # rebuilt from the capture so far, and kept from here on.
+        trace = flow.follow()
+        if trace is None:
+            why = flow.problem or "its capture could not be read back"
+            self.notify(f"#{flow.number} cannot be followed: {escape_controls(why)}", markup=False)
+            return
+        feed = FlowFeed(flow, trace)
         screen = MainScreen(
-            flow.trace, source=flow.description, feed=feed, from_picker=True, position=-1
+            trace, source=flow.description, feed=feed, from_picker=True, position=-1
         )
         screen.cursor.follow = True
         self.app.push_screen(screen)
