@@ -47,7 +47,7 @@ from .pseudonyms import Pseudonymizer
 from .pytest_file import pytest_file_name, render_pytest
 from .report import build_report, report_lines
 from .request import anonymize_header, scrub_text
-from .rewrite import RewriteError, rewrite_body
+from .rewrite import RewriteError, rewrite_owned
 from .skeleton import Step, first_difference, skeleton
 
 __all__ = [
@@ -145,45 +145,74 @@ def _starts_json(chunks: Iterable[tuple[float, bytes]]) -> bool:
     return False
 
 
-def anonymize(rec: Recording, *, mask_text: bool = False, keep_request: bool = False) -> Anonymized:
-    """The anonymized copy of a recording (no I/O, no verification)."""
+def _anonymize_body(
+    rec: Recording, *, mask_text: bool, keep_request: bool, consume: bool = False
+) -> tuple[bytes, dict[str, Any] | None, TransportEnd | None, Ledger]:
+    """The anonymized body (all chunks joined), header and transport end, and the ledger.
+
+    With ``consume`` the recording's chunks are dropped once joined.
+    """
     ctx = Context(Pseudonymizer(_key_of(rec)), mask_text=mask_text, keep_request=keep_request)
+    whole_json = _starts_json(rec.chunks)
+    holder = [rec.body]
+    if consume:
+        rec.chunks = []  # the body in ``holder`` is then its only copy
     try:
-        # The joined body goes straight in: rewrite_body holds its only reference.
-        new_body = rewrite_body(rec.body, ctx, whole_json=_starts_json(rec.chunks))
+        # The rewriter takes the body out of the holder and drops it once read.
+        new_body = rewrite_owned(holder, ctx, whole_json=whole_json)
     except RewriteError as exc:
         raise ExportError(
             f"{safe_path(rec.path)}: internal error while rewriting the stream: {exc}"
         ) from exc
-    chunks = []
-    at = 0
-    for time, data in rec.chunks:
-        chunks.append((time, new_body[at : at + len(data)]))
-        at += len(data)
     header = anonymize_header(rec.header, ctx) if rec.header is not None else None
     end = rec.end
     if end is not None and end.error:
         end = TransportEnd(end.reason, end.time, scrub_text(end.error, ctx))
+    return new_body, header, end, ctx.ledger
+
+
+def _cut(
+    body: bytes, times: Iterable[float], sizes: Iterable[int]
+) -> Iterator[tuple[float, bytes]]:
+    """``body`` cut back into chunks of these times and sizes, one at a time."""
+    at = 0
+    for time, size in zip(times, sizes, strict=True):
+        yield time, body[at : at + size]
+        at += size
+
+
+def anonymize(rec: Recording, *, mask_text: bool = False, keep_request: bool = False) -> Anonymized:
+    """The anonymized copy of a recording (no I/O, no verification)."""
+    body, header, end, ledger = _anonymize_body(rec, mask_text=mask_text, keep_request=keep_request)
+    chunks = list(_cut(body, (t for t, _ in rec.chunks), (len(d) for _, d in rec.chunks)))
     out = Recording(rec.path, rec.kind, header, chunks, end, list(rec.problems))
-    return Anonymized(out, ctx.ledger)
+    return Anonymized(out, ledger)
 
 
 def render_capture(rec: Recording) -> bytes:
     """A recording in its own format: capture JSON Lines, or the raw body."""
     if rec.kind == "raw":
         return rec.body
+    return _capture_lines(rec.header, rec.chunks, rec.end)
+
+
+def _capture_lines(
+    header: dict[str, Any] | None, chunks: Iterable[tuple[float, bytes]], end: TransportEnd | None
+) -> bytes:
+    """The JSON Lines of a capture with this header, chunks and end."""
     # One growing buffer: a list of orjson's small results would cost a few
     # KiB of allocation each (tens of times the capture's size).
-    out = bytearray(orjson.dumps(rec.header))
+    out = bytearray(orjson.dumps(header))
     out += b"\n"
-    for time, data in rec.chunks:
+    for time, data in chunks:
         record = chunk_record(time, data)
         record["t"] = time  # exactly the recorded time, not re-rounded
         out += orjson.dumps(record)
         out += b"\n"
-    if rec.end is not None:
-        end = {"type": "end", "t": rec.end.time, "reason": rec.end.reason, "error": rec.end.error}
-        out += orjson.dumps(end)
+    if end is not None:
+        out += orjson.dumps(
+            {"type": "end", "t": end.time, "reason": end.reason, "error": end.error}
+        )
         out += b"\n"
     return bytes(out)
 
@@ -326,12 +355,16 @@ class _Rendered:
     exported: Trace | None
 
 
-def _prepare(rec: Recording, options: ExportOptions, *, keep_traces: bool) -> _Rendered:
+def _prepare(
+    rec: Recording, options: ExportOptions, *, keep_traces: bool, consume: bool = False
+) -> _Rendered:
     """:func:`prepare_export`, keeping the two traces only with ``keep_traces``.
 
     Without it each trace is freed as soon as it has been read — the
     original once its layout is known, before the anonymized one is built;
     that one before the leak scan — so at most one is held at a time.
+    With ``consume`` the caller gives ``rec`` away: its chunks are dropped
+    once anonymized, so the original stream is not held beside the outputs.
     """
     if options.text not in TEXT_MODES:
         raise ExportError(f"--text must be one of {', '.join(TEXT_MODES)}, not {options.text!r}")
@@ -350,17 +383,24 @@ def _prepare(rec: Recording, options: ExportOptions, *, keep_traces: bool) -> _R
     before = _layout(_chunk_columns(rec), first)
     original = first if keep_traces else None
     del first  # without keep_traces, freed before the second trace is built
-    done = anonymize(rec, mask_text=options.text == "mask", keep_request=options.keep_request)
-    capture_bytes = render_capture(done.recording)
-    ledger = done.ledger
-    del done  # the anonymized chunks live on in capture_bytes
+    # With consume, the original's chunks go once joined: their times and sizes are in ``before``.
+    body, header, end, ledger = _anonymize_body(
+        rec, mask_text=options.text == "mask", keep_request=options.keep_request, consume=consume
+    )
+    # Cut back into chunks one at a time, as they are written: never a list of them.
+    capture_bytes = (
+        body
+        if rec.kind == "raw"
+        else _capture_lines(header, _cut(body, before.chunk_times, before.chunk_sizes), end)
+    )
+    del body, header, end
     parsed = parse_recording(capture_bytes, names["capture"])
     columns = _chunk_columns(parsed)
     exported: Trace | None = trace_recording(parsed, provider)
     assert exported is not None
     del parsed  # its chunks are in the trace now
     problem = _difference(before, _layout(columns, exported))
-    del columns, before
+    del columns
     if problem is not None:
         raise ExportError(
             f"{safe_path(rec.path)}: the anonymized capture does not normalize like the original "
@@ -390,7 +430,9 @@ def _prepare(rec: Recording, options: ExportOptions, *, keep_traces: bool) -> _R
         files=names,
         ledger=ledger,
         trace=exported,
-        recording=rec,  # its chunk times: verified equal to the anonymized capture's
+        # The original's chunk times and sizes: verified equal to the anonymized capture's.
+        chunk_times=before.chunk_times,
+        chunk_bytes=sum(before.chunk_sizes),
         scanned_files=len(files) + 1,
     )
     files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
@@ -428,6 +470,13 @@ def export_recording(
     rec: Recording, out_dir: str | Path, options: ExportOptions = ExportOptions()
 ) -> ExportResult:
     """Anonymize, verify and write one recording; see the module docstring."""
+    return _export_recording(rec, out_dir, options, consume=False)
+
+
+def _export_recording(
+    rec: Recording, out_dir: str | Path, options: ExportOptions, *, consume: bool
+) -> ExportResult:
+    """:func:`export_recording`; with ``consume``, ``rec``'s chunks are dropped on the way."""
     out = Path(out_dir)
     name = options.name or _base_name(rec.path)
     target = out / (name + (".jsonl" if rec.kind == "capture" else ".sse"))
@@ -437,7 +486,7 @@ def export_recording(
             "choose another output directory"
         )
     with _collector_paused():
-        prepared = _prepare(rec, options, keep_traces=False)
+        prepared = _prepare(rec, options, keep_traces=False, consume=consume)
     written: dict[str, Path] = {}
     try:
         check_output_dir(out)
@@ -467,7 +516,8 @@ def export_capture(
         rec = load_recording(path)  # a missing file, a FIFO or a device: refused with the reason
         if rec.kind == "raw" and rec.problems:
             raise ExportError(rec.problems[0])
-        return export_recording(rec, out_dir, options)
+        # The recording is this call's own: the export may drop its bytes once read.
+        return _export_recording(rec, out_dir, options, consume=True)
 
 
 def export_trace(

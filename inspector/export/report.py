@@ -9,10 +9,9 @@ the CLI and the TUI's export dialog (:func:`report_lines`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..capture import Recording
 from ..core.trace import Trace
 from ..terminal import escape_controls, safe_path
 from .ledger import Ledger
@@ -22,7 +21,9 @@ __all__ = ["REPORT_FORMAT", "build_report", "report_lines"]
 REPORT_FORMAT: Final = "llm-stream-export-report"
 
 
-def _kept(trace: Trace, rec: Recording, ledger: Ledger) -> dict[str, Any]:
+def _kept(
+    trace: Trace, chunk_times: Sequence[float], chunk_bytes: int, ledger: Ledger
+) -> dict[str, Any]:
     blocks = []
     for event in trace.events:
         if event["type"] == "block.start":
@@ -43,16 +44,15 @@ def _kept(trace: Trace, rec: Recording, ledger: Ledger) -> dict[str, Any]:
             usage = {k: v for k, v in raw_usage.items() if k != "raw"}
     elif terminal is not None:
         ending["error_category"] = (terminal.get("error") or {}).get("category")
-    times = [t for t, _ in rec.chunks]
     return {
         "events": len(trace.events),
         "event_types": dict(sorted(Counter(e["type"] for e in trace.events).items())),
         "blocks": blocks,
         "ending": ending,
         "usage": usage,
-        "chunks": len(rec.chunks),
-        "bytes": sum(len(d) for _, d in rec.chunks),
-        "last_chunk_at_s": max(times) if times else None,
+        "chunks": len(chunk_times),
+        "bytes": chunk_bytes,
+        "last_chunk_at_s": max(chunk_times) if chunk_times else None,
         "headers": sorted(ledger.kept_headers),
     }
 
@@ -65,10 +65,15 @@ def build_report(
     files: Mapping[str, str],
     ledger: Ledger,
     trace: Trace,
-    recording: Recording,
+    chunk_times: Sequence[float],
+    chunk_bytes: int,
     scanned_files: int,
 ) -> dict[str, Any]:
-    """The report of a verified export (the leak scan found nothing)."""
+    """The report of a verified export (the leak scan found nothing).
+
+    ``chunk_times`` and ``chunk_bytes``: the recording's chunk times and how
+    many bytes they hold (the original's, verified equal to the export's).
+    """
     return {
         "format": REPORT_FORMAT,
         "version": 1,
@@ -80,7 +85,7 @@ def build_report(
         "pseudonymized": {k: len(v) for k, v in sorted(ledger.pseudonymized.items())},
         "placeholders": dict(sorted(ledger.placeholders.items())),
         "masked": dict(sorted(ledger.masked.items())),
-        "kept": _kept(trace, recording, ledger),
+        "kept": _kept(trace, chunk_times, chunk_bytes, ledger),
         "verification": {
             "skeleton": "identical",
             "chunking": "identical",

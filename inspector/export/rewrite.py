@@ -48,7 +48,7 @@ from .pseudonyms import signature_placeholder
 from .rules import NUMBER_MASK_KEYS, Treatment, classify, discriminator_plan, stream_key
 from .secrets import placeholder
 
-__all__ = ["RewriteError", "data_values", "rewrite_body"]
+__all__ = ["RewriteError", "data_values", "rewrite_body", "rewrite_owned"]
 
 _BOM: Final = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -669,9 +669,19 @@ def rewrite_body(body: bytes, ctx: Context, *, whole_json: bool = False) -> byte
     ``whole_json`` reads the body as JSON documents rather than SSE (an HTTP
     error body). Counts and removed secrets go to ``ctx.ledger``.
     """
+    return rewrite_owned([body], ctx, whole_json=whole_json)
+
+
+def rewrite_owned(holder: list[bytes], ctx: Context, *, whole_json: bool = False) -> bytes:
+    """:func:`rewrite_body` of the one body in ``holder``, taken out of it.
+
+    When the holder held the only reference, the original body is freed as
+    soon as it has been read, before the rewriter's own copies peak.
+    """
+    body = holder.pop()
     size = len(body)
     rewriter = _BodyRewriter(body, ctx)
-    del body  # the caller passes its only reference: the rewriter's goes after collect
+    del body
     rewriter.collect(whole_json)
     rewriter.body = b""  # every string is read: only the edited copy is needed now
     rewriter.decide()

@@ -243,7 +243,7 @@ def test_the_leak_check_refuses_an_export_that_would_still_hold_an_encoded_key(
     # without printing the key.
     import inspector.export as export
 
-    monkeypatch.setattr(export, "rewrite_body", lambda body, ctx, whole_json=False: body)
+    monkeypatch.setattr(export, "rewrite_owned", lambda holder, ctx, whole_json=False: holder.pop())
     whole = arguments_text(all_escaped(KEY))
     body = anthropic(fragments(whole, 4), whole).encode()
     source = write_capture(tmp_path / "in.jsonl", "anthropic", body, 23)
