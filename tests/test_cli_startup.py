@@ -39,9 +39,9 @@ print("LOADED:" + ",".join(m for m in heavy if m in sys.modules), file=sys.stder
 """
 
 
-def loaded_by(*args: str) -> list[str]:
+def loaded_by(*args: str, watch: tuple[str, ...] = HEAVY) -> list[str]:
     result = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        [sys.executable, "-c", PROBE.format(heavy=watch), *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -70,6 +70,15 @@ def loaded_by(*args: str) -> list[str]:
 )
 def test_headless_commands_import_no_ui_or_network_library(args: list[str]) -> None:
     assert loaded_by(*args) == []
+
+
+@pytest.mark.parametrize("command", ["check", "events", "frames"])
+def test_a_raw_stream_is_read_without_the_cassette_and_har_converters(command: str) -> None:
+    # Every raw file is sniffed for a VCR cassette or HAR log; converting one
+    # needs inspector.interop.exchange (email.utils, socket...), sniffing does not.
+    raw = ROOT / "tests" / "fixtures" / "real" / "openai-chat" / "openai-text-plain.sse"
+    converters = ("inspector.interop.exchange", "inspector.interop.har", "inspector.interop.vcr")
+    assert loaded_by(command, str(raw), watch=(*converters, "email.utils", "socket")) == []
 
 
 def test_building_the_parser_imports_no_command_module() -> None:

@@ -19,12 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..capture import Recording, UnreadableInput, open_regular_file
 from ..terminal import safe_path
-from .exchange import Exchange, NotStreaming, to_recording
 from .limits import MAX_FILE, BodyError
 from .sniff import sniff_format
+
+# .exchange (email.utils, socket...) is imported when a file is converted: capture
+# loading imports this package to sniff every raw file, and must stay quick.
+if TYPE_CHECKING:
+    from .exchange import Exchange
 
 __all__ = [
     "FORMATS",
@@ -68,6 +73,8 @@ def _exchanges(data: bytes, fmt: str, name: str) -> list[Exchange]:
 
 def read_bytes(data: bytes, path: str) -> Imported:
     """Convert a cassette or HAR log already in memory (raises :class:`InteropError`)."""
+    from .exchange import NotStreaming, to_recording
+
     fmt = sniff_format(data[:4096])
     if fmt is None:
         raise InteropError(f"{path}: neither a VCR cassette nor a HAR file")
