@@ -30,7 +30,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -236,8 +236,7 @@ def _provider(rec: Recording, requested: str | None) -> str:
     return provider
 
 
-@dataclass(frozen=True)
-class _Layout:
+class _Layout(NamedTuple):
     """What anonymizing must keep of a stream besides its skeleton, held compactly.
 
     Chunk times and sizes, the trace's chunk count and bytes, every frame's
@@ -343,8 +342,7 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     )
 
 
-@dataclass(frozen=True)
-class _Rendered:
+class _Rendered(NamedTuple):
     """What :func:`_prepare` made; the traces only when asked to keep them."""
 
     names: dict[str, str]

@@ -19,7 +19,7 @@ import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from .secrets import ALL_RULES, SecretRule, find_secrets
 
@@ -55,8 +55,7 @@ def _percent_char(m: re.Match[str]) -> str:
     return chr(int(m.group(1), 16))
 
 
-@dataclass(frozen=True, slots=True)
-class _Step:
+class _Step(NamedTuple):
     """One decoding: where each decoded escape sits in the view and in its source."""
 
     view_at: list[int]  # view index of each escape's one character, ascending
@@ -104,8 +103,7 @@ _DECODERS: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _View:
+class _View(NamedTuple):
     text: str
     steps: tuple[_Step, ...]  # from the original to this view, in order
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, NamedTuple
 
 __all__ = [
     "ESC",
@@ -65,8 +65,7 @@ _PIECES = re.compile(
 )
 
 
-@dataclass(slots=True)
-class Token:
+class Token(NamedTuple):
     """A string (``kind`` ``"string"`` or ``"key"``) or a ``"number"``.
 
     For strings ``start``/``end`` delimit the content, quotes excluded;
@@ -81,12 +80,17 @@ class Token:
     terminated: bool = True
 
 
-@dataclass(slots=True)
 class LexResult:
     """The tokens of one document; ``error`` is where the syntax broke, if it did."""
 
-    tokens: list[Token] = field(default_factory=list)
-    error: int | None = None
+    __slots__ = ("error", "tokens")
+
+    def __init__(self, tokens: list[Token] | None = None, error: int | None = None) -> None:
+        self.tokens: list[Token] = [] if tokens is None else tokens
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"LexResult(tokens={self.tokens!r}, error={self.error!r})"
 
 
 # Expectations of the lexer's state machine.

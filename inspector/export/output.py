@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 from typing import Final
 
@@ -59,7 +58,7 @@ def write_file(directory: Path, name: str, data: bytes) -> Path:
     """Write ``data`` as ``directory/name`` via a fresh temporary file and a rename."""
     target = directory / name
     for _ in range(_ATTEMPTS):
-        temp = directory / f".{name}.{secrets.token_hex(6)}.tmp"
+        temp = directory / f".{name}.{os.urandom(6).hex()}.tmp"  # as secrets.token_hex(6)
         try:
             fd = os.open(temp, _FLAGS, 0o666)
         except FileExistsError:

@@ -35,8 +35,7 @@ import itertools
 import operator
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -66,8 +65,7 @@ class RewriteError(Exception):
     """An edit would have changed the body's length (a bug, never bad input)."""
 
 
-@dataclass(slots=True)
-class _Segments:
+class _Segments(NamedTuple):
     """Where a joined ``data`` value's bytes sit in the body."""
 
     joined_starts: list[int]
@@ -238,16 +236,15 @@ class _String:
         return self._offsets
 
 
-@dataclass(frozen=True, slots=True)
-class _Template:
+class _Template(NamedTuple):
     """Where the strings of one document shape are, and what each is.
 
-    ``count`` strings (keys and values) in document order; ``values``:
+    ``strings`` (keys and values, counted) in document order; ``values``:
     ``(ordinal, path, treatment, plan)`` of every value not kept as is
     (``plan``: the discriminators of its stream key, for texts).
     """
 
-    count: int
+    strings: int
     values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any], ...]
 
 
@@ -385,7 +382,7 @@ class _BodyRewriter:
                 return False
             if len(self.templates) < _MAX_TEMPLATES:
                 self.templates[shape] = template
-        if len(parts) != 2 * template.count + 1:
+        if len(parts) != 2 * template.strings + 1:
             return False
         # Where each part ends, quotes not counted: string n starts 2n+1 bytes later.
         ends = list(itertools.accumulate(map(len, parts)))

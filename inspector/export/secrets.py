@@ -46,23 +46,39 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
 class SecretRule:
     """A named pattern; ``group`` is the part of the match that is secret.
 
     ``hint`` is what every match contains, as a regex; ``_LITERALS`` below is
     its lower-case, C-speed form that lets texts without it (nearly all of
-    them) skip the full pattern.
+    them) skip the full pattern. ``source`` is the pattern's text; it is
+    compiled (ASCII-only) on first use: most texts hold no rule's literal, so
+    an export of a small file compiles few of them, or none.
     """
 
-    name: str
-    pattern: re.Pattern[str]
-    hint: str
-    group: int = 0
+    __slots__ = ("_compiled", "group", "hint", "name", "source")
+
+    def __init__(self, name: str, source: str, hint: str, group: int = 0) -> None:
+        self.name = name
+        self.source = source
+        self.hint = hint
+        self.group = group
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.source, re.ASCII)
+        return compiled
+
+    def __repr__(self) -> str:
+        return f"SecretRule({self.name!r}, {self.source!r}, {self.hint!r}, {self.group!r})"
 
 
 def _rule(name: str, pattern: str, hint: str, group: int = 0) -> SecretRule:
-    return SecretRule(name, re.compile(pattern, re.ASCII), hint, group)
+    return SecretRule(name, pattern, hint, group)
 
 
 # Order matters only for ties: among matches starting at the same place the
