@@ -25,7 +25,7 @@ from inspector.serve import ReplayServer, load_catalog
 from inspector.serve.catalog import stream_name
 from inspector.session import guess_provider
 
-from .conftest import CAPTURES
+from .conftest import CAPTURES, ROOT
 from .test_live_helpers import CHAT
 
 #: Parts of the summary that are wall-clock times, or where this run's capture went.
@@ -162,3 +162,12 @@ def test_the_record_command_builds_a_feed_without_history(tmp_path: Path) -> Non
     )  # fmt: skip
     assert isinstance(feed_from_args(args, {}, keep_history=False).trace, BoundedTrace)
     assert not isinstance(feed_from_args(args, {}).trace, BoundedTrace)
+
+
+def test_the_memory_benchmark_measures_record_and_the_proxy() -> None:
+    from benchmarks.bench_record_memory import Code, measure, table
+
+    rows = measure([200_000], [Code("after", ROOT)], proxy=True)
+    assert set(rows[0].peaks) == {"record after", "proxy after"}
+    assert all(peak > 10_000 for peak in rows[0].peaks.values())  # KiB: a Python process
+    assert table(rows)[0] == "| stream | record after (MB) | proxy after (MB) |"
