@@ -32,13 +32,12 @@ with ``keep_history=False``.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar, cast
 
-from .invariants import InvariantChecker, Problem
+from .invariants import IndexRanges, InvariantChecker, Problem
 from .machine import BlockBuffer, StreamMachine
 from .sse import Frame
 from .trace import (
@@ -410,44 +409,16 @@ class SeenBlocks(dict[int, BlockBuffer]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._starts: list[int] = []  # sorted, disjoint half-open [start, stop) ranges
-        self._stops: list[int] = []
+        self.seen = IndexRanges()
 
     def __setitem__(self, index: int, block: BlockBuffer) -> None:
-        self.add(index)
-
-    def add(self, index: int) -> None:
-        """Record that block ``index`` was seen."""
-        starts, stops = self._starts, self._stops
-        at = bisect_right(starts, index) - 1  # the range starting at or before index
-        if at >= 0 and index < stops[at]:
-            return
-        joins_left = at >= 0 and stops[at] == index
-        joins_right = at + 1 < len(starts) and starts[at + 1] == index + 1
-        if joins_left and joins_right:
-            stops[at] = stops[at + 1]
-            del starts[at + 1], stops[at + 1]
-        elif joins_left:
-            stops[at] = index + 1
-        elif joins_right:
-            starts[at + 1] = index
-        else:
-            starts.insert(at + 1, index)
-            stops.insert(at + 1, index + 1)
+        self.seen.add(index)
 
     def __contains__(self, index: object) -> bool:
-        if not isinstance(index, int):
-            return False
-        at = bisect_right(self._starts, index) - 1
-        return at >= 0 and index < self._stops[at]
+        return index in self.seen
 
     def __len__(self) -> int:
-        return sum(stop - start for start, stop in zip(self._starts, self._stops, strict=True))
-
-    @property
-    def ranges(self) -> list[tuple[int, int]]:
-        """The ``[start, stop)`` ranges of indices seen (their number is what is stored)."""
-        return list(zip(self._starts, self._stops, strict=True))
+        return len(self.seen)
 
 
 def bounded_block(

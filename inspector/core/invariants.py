@@ -19,17 +19,66 @@ each event as it is emitted, keeping no event history.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .trace import EventLog, Skeleton, skeleton_of
 
-__all__ = ["TERMINAL_TYPES", "InvariantChecker", "Problem", "check_invariants"]
+__all__ = ["TERMINAL_TYPES", "IndexRanges", "InvariantChecker", "Problem", "check_invariants"]
 
 TERMINAL_TYPES = frozenset({"stream.done", "stream.error"})
 
 #: ``(rule, event index, message)``; index -1 for a rule about the whole stream.
 Problem = tuple[int, int, str]
+
+
+class IndexRanges:
+    """A set of integers stored as sorted ``[start, stop)`` ranges.
+
+    Block indices arrive mostly in order, so the blocks seen in a stream of any
+    length take one range: memory does not grow with the number of blocks.
+    Membership is a set's (an integral float is its int; anything else is absent).
+    """
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._stops: list[int] = []
+
+    def add(self, index: int) -> None:
+        """Add ``index``."""
+        starts, stops = self._starts, self._stops
+        at = bisect_right(starts, index) - 1  # the range starting at or before index
+        if at >= 0 and index < stops[at]:
+            return
+        joins_left = at >= 0 and stops[at] == index
+        joins_right = at + 1 < len(starts) and starts[at + 1] == index + 1
+        if joins_left and joins_right:
+            stops[at] = stops[at + 1]
+            del starts[at + 1], stops[at + 1]
+        elif joins_left:
+            stops[at] = index + 1
+        elif joins_right:
+            starts[at + 1] = index
+        else:
+            starts.insert(at + 1, index)
+            stops.insert(at + 1, index + 1)
+
+    def __contains__(self, index: object) -> bool:
+        if not isinstance(index, int):
+            if not isinstance(index, float) or not index.is_integer():
+                return False
+            index = int(index)
+        at = bisect_right(self._starts, index) - 1
+        return at >= 0 and index < self._stops[at]
+
+    def __len__(self) -> int:
+        return sum(stop - start for start, stop in zip(self._starts, self._stops, strict=True))
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        """The ranges, in order (their number is what is stored)."""
+        return list(zip(self._starts, self._stops, strict=True))
 
 
 class InvariantChecker:
@@ -47,7 +96,7 @@ class InvariantChecker:
         #: Events checked so far (the next one's index).
         self.events = 0
         self.open_blocks: set[int] = set()
-        self.seen_blocks: set[int] = set()
+        self.seen_blocks = IndexRanges()
         self.terminals = 0
         self.last_seq: int | None = None
         self.stream_id: str | None = None
