@@ -113,7 +113,7 @@ def test_runs_of_plain_deltas_give_the_trace_that_frame_by_frame_feeding_gives(
     streams = _shuffled_streams(provider, seed=len(provider))
     sizes = (1 << 20, 4096, 61)
     with_runs = [_record(_normalized(s, provider, size)) for s in streams for size in sizes]
-    monkeypatch.setattr(Adapter, "feed_run", lambda self, frames, start: NO_RUN)
+    monkeypatch.setattr(Adapter, "feed_run", lambda self, events, datas, start, index: NO_RUN)
     frame_by_frame = [_record(_normalized(s, provider, size)) for s in streams for size in sizes]
     assert with_runs == frame_by_frame
 
@@ -124,7 +124,9 @@ class _LyingAdapter(OpenAIChatAdapter):
     def lane(self) -> tuple[int, str] | None:
         return (7, "text") if self.started else None
 
-    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+    plain_run = Adapter.plain_run  # the default, which asks plain() below
+
+    def plain(self, event: str, data: dict[str, Any]) -> str | None:
         return data.get("text")
 
 

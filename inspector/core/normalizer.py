@@ -16,7 +16,7 @@ from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
 from .bounded import BoundedTrace, bound_machine
 from .machine import TERMINAL_STATES, StreamMachine
-from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Frame, FrameDecoder
+from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Decoded, Frame, FrameDecoder, FrameRun, Frames
 from .trace import Ignored, Trace, TransportEnd
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
@@ -66,15 +66,16 @@ class Normalizer:
         self.finished = False
         # The last frame decoded and its end when recorded: the decoder may still
         # extend that span by one byte (see FrameDecoder.feed).
-        self._last_frame: Frame | None = None
+        self._last_frame: Decoded | None = None
         self._last_end = 0
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
-        frames = self._decode(data, time)
-        if frames:
-            self._process(frames)
-        self._after_decoder()
+        items = self._decode(data, time)
+        if items:
+            self._process(items)
+        if self.decoder.error is not None:
+            self._after_decoder()
 
     def feed_many(self, chunks: Iterable[tuple[float, bytes]]) -> None:
         """:meth:`feed` each ``(time, bytes)`` chunk, in order, to the same trace.
@@ -88,9 +89,10 @@ class Normalizer:
         frame again, and its error is acted on once the frames before it are).
         """
         decoder = self.decoder
-        decode = decoder.feed
+        decode = decoder.feed_runs
         add_chunks = self.trace.chunks.add_many
-        pending: list[Frame] = []
+        pending: list[Decoded] = []
+        held = 0  # frames in pending
         # The chunks decoded since the last batch, recorded with it (one pass a column).
         offsets: list[int] = []
         times: list[float] = []
@@ -105,18 +107,19 @@ class Normalizer:
                 # come (the chunk is recorded first: the frame log checks what is stored).
                 add_chunks(offsets, times, datas)
                 offsets, times, datas = [], [], []
-                parts: Iterable[list[Frame]] = decoder.feed_parts(data, time, _PART)
+                parts: Iterable[list[Decoded]] = decoder.feed_run_parts(data, time, _PART)
             else:
                 parts = (decode(data, time),)
-            for frames in parts:
+            for items in parts:
                 self._extend_last()
-                if frames:
-                    pending += frames
-                    if len(pending) >= _BATCH_FRAMES:
+                if items:
+                    pending += items
+                    held += sum(len(i) if type(i) is FrameRun else 1 for i in items)
+                    if held >= _BATCH_FRAMES:
                         add_chunks(offsets, times, datas)
                         offsets, times, datas = [], [], []
                         self._process(pending)
-                        pending = []
+                        pending, held = [], 0
             if decoder.error is not None:
                 break
         add_chunks(offsets, times, datas)
@@ -126,26 +129,43 @@ class Normalizer:
         for time, data in chunks:  # the rest after a decoder error: kept, never decoded
             self._decode(data, time)
 
-    def _decode(self, data: bytes, time: float) -> list[Frame]:
+    def _decode(self, data: bytes, time: float) -> list[Decoded]:
         """Record one chunk and decode it; the frames it completed."""
-        trace = self.trace
         decoder = self.decoder
-        trace.chunks.add(decoder.bytes_fed, time, data)
-        frames = decoder.feed(data, time)
-        self._extend_last()
-        return frames
+        self.trace.chunks.add(decoder.bytes_fed, time, data)
+        items = decoder.feed_runs(data, time)
+        if self._last_frame is not None:
+            self._extend_last()
+        return items
 
     def _extend_last(self) -> None:
         last = self._last_frame
         if last is not None and last.end != self._last_end:
             # The LF of a CRLF split across chunks joined the previous frame's span.
-            self.trace.frames.set_end(last.index, last.end)
+            index = last.last_index if isinstance(last, FrameRun) else last.index
+            self.trace.frames.set_end(index, last.end)
             self._last_end = last.end
 
-    def _process(self, frames: list[Frame]) -> None:
+    def _process(self, items: list[Decoded]) -> None:
         """Record decoded frames and hand them to the adapter and the machine."""
+        self.trace.frames.extend(Frames(items))
+        frames: list[Frame] = []  # consecutive frames (not runs) are handled together
+        for item in items:
+            if isinstance(item, FrameRun):
+                if frames:
+                    self._frames(frames)
+                    frames = []
+                self._run(item)
+            else:
+                frames.append(item)
+        if frames:
+            self._frames(frames)
+        self._last_frame = last = items[-1]
+        self._last_end = last.end
+
+    def _frames(self, frames: list[Frame]) -> None:
+        """Hand frames to the adapter and the machine (their record is in the trace)."""
         trace = self.trace
-        trace.frames.extend(frames)
         machine = self.machine
         adapter = self.adapter
         adapter_feed = adapter.feed
@@ -154,7 +174,9 @@ class Normalizer:
         starts = trace.frame_event_start
         # One entry per event, and an array: its len() is cheaper than the event log's.
         event_frame = trace.event_frame
-        i, count = 0, len(frames)
+        events = [frame.event for frame in frames]
+        datas = [frame.data for frame in frames]
+        i, count, index = 0, len(frames), frames[0].index
         while i < count:
             frame = frames[i]
             if machine.state in TERMINAL_STATES:
@@ -169,7 +191,7 @@ class Normalizer:
                 apply(Heartbeat("comment"), frame.index)
                 i += 1
                 continue
-            block, kind, texts = feed_run(frames, i)
+            block, kind, texts = feed_run(events, datas, i, index)
             if texts:
                 # A run of plain deltas (see Adapter.feed_run): one event per frame.
                 first = len(event_frame)
@@ -183,8 +205,42 @@ class Normalizer:
             for action in adapter_feed(frame):
                 apply(action, frame.index)
             i += 1
-        self._last_frame = last = frames[-1]
-        self._last_end = last.end
+
+    def _run(self, run: FrameRun) -> None:
+        """:meth:`_frames` for a decoder's run of plain events, kept as columns.
+
+        Its plain deltas go from the run's columns to the machine in bulk
+        (``Adapter.feed_run``); only a frame that is not one is built, for
+        ``Adapter.feed``.
+        """
+        trace = self.trace
+        machine = self.machine
+        adapter = self.adapter
+        starts = trace.frame_event_start
+        event_frame = trace.event_frame
+        i, count, first = 0, len(run.payloads), run.first_index
+        while i < count:
+            if machine.state in TERMINAL_STATES:
+                for index in range(first + i, first + count):
+                    starts.append(len(event_frame))
+                    trace.ignored.append(
+                        Ignored(index, "arrived after the terminal event", "after_terminal")
+                    )
+                return
+            block, kind, texts = adapter.feed_run(run.events, run.payloads, i, first)
+            if texts:
+                at = len(event_frame)
+                if machine.apply_deltas(block, kind, texts, first + i):
+                    starts.extend(range(at, at + len(texts)))
+                else:
+                    self._one_by_one(run[i : i + len(texts)], block, kind, texts)
+                i += len(texts)
+                continue
+            starts.append(len(event_frame))
+            frame = run[i]
+            for action in adapter.feed(frame):
+                machine.apply(action, frame.index)
+            i += 1
 
     def _one_by_one(self, frames: list[Frame], block: int, kind: str, texts: list[str]) -> None:
         # The machine would not take the run whole (say, its block is not open): the

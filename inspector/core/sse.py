@@ -43,17 +43,25 @@ a :class:`~inspector.core.trace.Trace` store spans instead of frames.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add, itemgetter
+from typing import Final, overload
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
     "DEFAULT_MAX_LINE",
+    "Decoded",
     "DecoderError",
     "Frame",
     "FrameDecoder",
+    "FrameRun",
     "FrameTooLarge",
+    "Frames",
     "Tail",
+    "flatten",
     "parse_span",
 ]
 
@@ -62,6 +70,9 @@ DEFAULT_MAX_FRAME = 16 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"(\r\n|\r|\n)")
+# C-level slicers for whole columns of lines (``map`` over a list runs no bytecode).
+_VALUE: Final = itemgetter(slice(6, None))  # a data value, or " " + an event name
+_VALUE_CR: Final = itemgetter(slice(6, -1))
 
 
 @dataclass(slots=True)
@@ -98,6 +109,174 @@ class Frame:
     def size(self) -> int:
         """Bytes this frame occupies on the wire, terminators included."""
         return self.end - self.start
+
+
+class FrameRun(Sequence[Frame]):
+    """Consecutive plain events of one chunk, kept as columns; frames built on access.
+
+    What :meth:`FrameDecoder.feed_runs` gives for a run of events that all have
+    one plain shape (``data: …``, or ``event: …`` + ``data: …``, then a blank
+    line): no :class:`Frame` per event, only what the frames would hold — the
+    event names, the data values as undecoded bytes, the span bounds (frame
+    ``i`` spans ``bounds[i]`` to ``bounds[i + 1]``) and what every frame of the
+    run shares. ``run[i]`` is the frame :meth:`FrameDecoder.feed` returns for
+    that event (its data decoded with U+FFFD for invalid UTF-8, as the general
+    path decodes it).
+    """
+
+    __slots__ = (
+        "bounds",
+        "chunk",
+        "events",
+        "first_chunk",
+        "first_index",
+        "id",
+        "payloads",
+        "time",
+    )
+
+    def __init__(
+        self,
+        index: int,
+        events: list[str],
+        payloads: list[bytes],
+        bounds: list[int],
+        first_chunk: int,
+        chunk: int,
+        time: float,
+        id: str,
+    ) -> None:
+        self.first_index = index  # the index of the run's first frame
+        self.events = events
+        self.payloads = payloads
+        self.bounds = bounds
+        self.first_chunk = first_chunk  # the first frame's (it may have begun in a held line)
+        self.chunk = chunk  # every other chunk link
+        self.time = time
+        self.id = id
+
+    def __len__(self) -> int:
+        return len(self.payloads)
+
+    @property
+    def end(self) -> int:
+        """Where the last frame ends (the decoder may still extend it by one LF)."""
+        return self.bounds[-1]
+
+    @end.setter
+    def end(self, value: int) -> None:
+        self.bounds[-1] = value
+
+    @property
+    def last_index(self) -> int:
+        """The index of the run's last frame."""
+        return self.first_index + len(self.payloads) - 1
+
+    @overload
+    def __getitem__(self, at: int) -> Frame: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[Frame]: ...
+
+    def __getitem__(self, at: int | slice) -> Frame | list[Frame]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        n = len(self.payloads)
+        if at < 0:
+            at += n
+        if not 0 <= at < n:
+            raise IndexError("FrameRun index out of range")
+        bounds = self.bounds
+        return Frame(
+            self.first_index + at, self.events[at], self.payloads[at].decode("utf-8", "replace"),
+            self.id, None, None, bounds[at], bounds[at + 1],
+            self.chunk if at else self.first_chunk, self.chunk, self.time,
+        )  # fmt: skip
+
+    def frames(self) -> list[Frame]:
+        """Every frame of the run (``list(run)``, built field by field: twice as fast)."""
+        out: list[Frame] = []
+        append = out.append
+        new = object.__new__
+        index, last_id, chunk, time = self.first_index, self.id, self.chunk, self.time
+        bounds = self.bounds
+        columns = zip(self.events, self.payloads, bounds, bounds[1:], strict=False)
+        for event, payload, start, end in columns:  # (bounds has one more)
+            frame = new(Frame)
+            frame.index = index
+            frame.event = event
+            try:
+                frame.data = payload.decode()  # strict is the faster call, and nearly always right
+            except UnicodeDecodeError:
+                frame.data = payload.decode("utf-8", "replace")
+            frame.id = last_id
+            frame.retry = frame.comment = None
+            frame.start = start
+            frame.end = end
+            frame.first_chunk = frame.last_chunk = chunk
+            frame.time = time
+            append(frame)
+            index += 1
+        if out:
+            out[0].first_chunk = self.first_chunk
+        return out
+
+
+#: What the decoder hands a pipeline: frames, and runs of plain events as columns.
+Decoded = Frame | FrameRun
+
+
+class Frames(Sequence[Frame]):
+    """Frames and :class:`FrameRun` columns, in order, read as one sequence of frames.
+
+    What a normalizer hands its trace's frame log: the log stores a run's
+    columns without building its frames (see ``FrameLog.extend``), and any
+    other reader sees plain frames (built from a run on access).
+    """
+
+    __slots__ = ("_offsets", "items")
+
+    def __init__(self, items: list[Decoded]) -> None:
+        self.items = items
+        self._offsets: list[int] | None = None
+
+    def _index(self) -> list[int]:
+        if self._offsets is None:
+            sizes = (len(item) if type(item) is FrameRun else 1 for item in self.items)
+            self._offsets = list(accumulate(sizes, initial=0))
+        return self._offsets
+
+    def __len__(self) -> int:
+        return self._index()[-1]
+
+    @overload
+    def __getitem__(self, at: int) -> Frame: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[Frame]: ...
+
+    def __getitem__(self, at: int | slice) -> Frame | list[Frame]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        offsets = self._index()
+        if at < 0:
+            at += offsets[-1]
+        if not 0 <= at < offsets[-1]:
+            raise IndexError("Frames index out of range")
+        k = bisect_right(offsets, at) - 1
+        item = self.items[k]
+        return item if isinstance(item, Frame) else item[at - offsets[k]]
+
+
+def flatten(items: list[Decoded]) -> list[Frame]:
+    """The frames of decoded items, every run built into its frames."""
+    out: list[Frame] = []
+    for item in items:
+        if isinstance(item, FrameRun):
+            out += item.frames()
+        else:
+            out.append(item)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +318,39 @@ class FrameTooLarge(DecoderError):
         self.offset = offset
 
 
+def _plain_prefix(column: list[bytes], plain: bytes) -> int:
+    """How many items of ``column`` from the first are ``plain`` (one C-level pass if all)."""
+    if column.count(plain) == len(column):
+        return len(column)
+    return next(i for i, item in enumerate(column) if item != plain)
+
+
+def _data_prefix(values: list[bytes], cr: bool) -> int:
+    """How many lines from the first are ``data: …`` lines (ending in their one CR with ``cr``).
+
+    Lines hold no LF, so in the lines joined by LFs every ``\\ndata: `` starts a
+    line and every ``\\r\\n`` ends one: a few C-level counts check them all.
+    """
+    if not values:
+        return 0
+    joined = b"\n".join(values)
+    count = len(values)
+    heads = values[0][:6] == b"data: " and joined.count(b"\ndata: ") == count - 1
+    if heads and (
+        not cr
+        or (
+            joined.count(b"\r") == count
+            and joined.count(b"\r\n") == count - 1
+            and joined[-1:] == b"\r"
+        )
+    ):
+        return count
+    for i, line in enumerate(values):
+        if line[:6] != b"data: " or (cr and line.find(b"\r") != len(line) - 1):
+            return i
+    return count
+
+
 class FrameDecoder:
     """Turns a byte stream into :class:`Frame` objects, one chunk at a time."""
 
@@ -159,7 +371,7 @@ class FrameDecoder:
         self._pos = 0  # stream offset of the next byte to be fed
         self._bom_state = 0  # 0: undecided, 1: done
         self._skip_lf = False
-        self._last_frame: Frame | None = None
+        self._last_frame: Decoded | None = None
         # The event being assembled.
         self._data: list[bytes] = []
         self._data_size = 0
@@ -168,6 +380,11 @@ class FrameDecoder:
         self._block_start = -1
         self._block_chunk = 0
         self._names: dict[bytes, str] = {}  # event name bytes -> shared str
+        # Plain ``event: …`` lines seen (with their CR, for CRLF streams) -> their type.
+        self._heads: tuple[dict[bytes, str], dict[bytes, str]] = ({}, {})
+        # When the event being assembled is one ``event:`` line and nothing else, as
+        # _scan left it at the end of a segment: that line, and its line end's length.
+        self._held: tuple[bytes, int] | None = None
 
     @property
     def bytes_fed(self) -> int:
@@ -176,6 +393,18 @@ class FrameDecoder:
 
     def feed(self, chunk: bytes, time: float = 0.0) -> list[Frame]:
         """Decode one more piece of the stream; return the frames it completed."""
+        ci = self._chunks
+        self._chunks += 1
+        return self._flat(self._feed(chunk, time, ci))
+
+    def feed_runs(self, chunk: bytes, time: float = 0.0) -> list[Decoded]:
+        """:meth:`feed`, with each run of plain events kept as a :class:`FrameRun`.
+
+        The same frames in the same order, but the usual events of a chunk come
+        as one :class:`FrameRun` of columns instead of a :class:`Frame` each, for
+        a consumer that can take them so (the normalizer); ``flatten`` of the
+        result is what :meth:`feed` returns.
+        """
         ci = self._chunks
         self._chunks += 1
         return self._feed(chunk, time, ci)
@@ -189,11 +418,15 @@ class FrameDecoder:
         part but the last ends just after an LF, so no line is ever cut and
         even a size-limit error reads as it would for the whole chunk.
         """
+        return map(self._flat, self.feed_run_parts(chunk, time, size))
+
+    def feed_run_parts(self, chunk: bytes, time: float, size: int) -> Iterator[list[Decoded]]:
+        """:meth:`feed_parts` with runs of plain events kept whole (see :meth:`feed_runs`)."""
         ci = self._chunks
         self._chunks += 1
         return self._parts(chunk, time, ci, size)
 
-    def _parts(self, chunk: bytes, time: float, ci: int, size: int) -> Iterator[list[Frame]]:
+    def _parts(self, chunk: bytes, time: float, ci: int, size: int) -> Iterator[list[Decoded]]:
         at, end = 0, len(chunk)
         while at < end:
             cut = chunk.find(b"\n", at + size - 1)
@@ -201,7 +434,17 @@ class FrameDecoder:
             yield self._feed(chunk[at:stop], time, ci)
             at = stop
 
-    def _feed(self, chunk: bytes, time: float, ci: int) -> list[Frame]:
+    def _flat(self, out: list[Decoded]) -> list[Frame]:
+        """``flatten(out)``; the decoder then extends the last Frame handed out."""
+        if not out:
+            return []
+        if len(out) == 1 and type(out[0]) is Frame:
+            return out  # type: ignore[return-value]
+        frames = flatten(out)
+        self._last_frame = frames[-1]
+        return frames
+
+    def _feed(self, chunk: bytes, time: float, ci: int) -> list[Decoded]:
         if self.error is not None or not chunk:
             self._pos += len(chunk)
             return []
@@ -295,12 +538,12 @@ class FrameDecoder:
 
     def _lines(
         self, segment: bytes, has_cr: bool, seg_start: int, first_chunk: int, ci: int, time: float
-    ) -> list[Frame]:
+    ) -> list[Decoded]:
         # ``segment`` starts at a line start and ends in a line end or a partial line.
         # Streams nearly always use one kind of line end throughout, LF or CRLF; then
         # one split on LF gives the lines (a one-byte split: splitting on b"\r\n"
         # would scan several times slower). Only a lone CR or a mix needs the regex.
-        out: list[Frame] = []
+        out: list[Decoded] = []
         lines = segment.split(b"\n")
         partial = lines.pop()
         # With CRs the lines are CRLF-terminated, as the paths below need, iff each
@@ -314,13 +557,17 @@ class FrameDecoder:
         line_chunk = first_chunk
         done = 0  # lines decoded so far
         if self._block_start >= 0 and lines:
-            # The segment begins inside an event: finish that one line by line, up
-            # to its blank line, so that _regular can take the events after it.
-            blank = b"\r" if has_cr else b""
-            done = lines.index(blank) + 1 if blank in lines else len(lines)
-            pos = self._slow(
-                lines[:done], has_cr, segment, seg_start, pos, line_chunk, ci, time, out
-            )
+            done = self._resume(lines, len(segment), has_cr, ci, time, out)
+            if done:
+                pos = out[-1].end
+            else:
+                # The segment begins inside an event: finish that one line by line, up
+                # to its blank line, so that _regular can take the events after it.
+                blank = b"\r" if has_cr else b""
+                done = lines.index(blank) + 1 if blank in lines else len(lines)
+                pos = self._slow(
+                    lines[:done], has_cr, segment, seg_start, pos, line_chunk, ci, time, out
+                )
             line_chunk = ci
         if pos >= 0 and done < len(lines):
             rest = lines[done:] if done else lines
@@ -346,7 +593,7 @@ class FrameDecoder:
         line_chunk: int,
         ci: int,
         time: float,
-        out: list[Frame],
+        out: list[Decoded],
     ) -> int:
         """:meth:`_scan` for lines of the segment starting at offset ``pos``.
 
@@ -371,7 +618,7 @@ class FrameDecoder:
         line_chunk: int,
         ci: int,
         time: float,
-        out: list[Frame],
+        out: list[Decoded],
     ) -> int:
         """Frames for a run of events that all have one plain shape; lines used.
 
@@ -392,83 +639,61 @@ class FrameDecoder:
         n = len(lines) - len(lines) % period if period else 0
         blank = b"\r" if cr else b""
         limit = min(self.max_line, self.max_frame)
-        if (
-            n == 0
-            or lines[period - 1 : n : period].count(blank) != n // period
-            # No line may pass a size limit: the segment is shorter than both, or
-            # (a whole file fed at once) its longest line is — one C-level pass.
-            or (size > limit and max(map(len, lines)) > limit)
-        ):
+        # No line may pass a size limit: the segment is shorter than both, or (a
+        # whole file fed at once) its longest line is — one C-level pass.
+        if n == 0 or (size > limit and max(map(len, lines)) > limit):
             return 0
-        first_frame = len(out)
-        index = self._frames
-        last_id = self.last_event_id
-        stop = -1 if cr else None  # a value ends before the CR
-        new = object.__new__
-        # Frames are built field by field: calling the dataclass costs about twice as
-        # much, and this is the one allocation every event pays for. Values decode
-        # strictly (the fastest UTF-8 path); invalid bytes, which must become U+FFFD,
-        # send the whole segment to _scan instead. The two loops differ only in
-        # where the event name and the span's length come from.
+        # How many events from the start have the plain shape: each test is a
+        # C-level pass over a column of lines; only a failing one looks closer.
+        count = _plain_prefix(lines[period - 1 : n : period], blank)
+        values = lines[period - 2 : period * count : period]
+        count = _data_prefix(values, cr)
+        heads: list[bytes] = []
+        if period == 3 and count:
+            heads = lines[0 : 3 * count : 3]
+            events = self._event_names(heads, cr)
+            count = len(events)
+        else:
+            events = ["message"] * count
+        if count == 0:
+            return 0
+        del values[count:], heads[count:]
+        cut = _VALUE_CR if cr else _VALUE
+        sizes = map(add, map(len, heads), map(len, values)) if heads else map(len, values)
+        # Each event also holds its lines' LFs and its blank line.
+        tail = period + len(blank)
+        bounds = list(map(add, accumulate(sizes, initial=pos), range(0, tail * count + 1, tail)))
+        out.append(
+            FrameRun(
+                self._frames, events, list(map(cut, values)), bounds,
+                line_chunk, ci, time, self.last_event_id,
+            )
+        )  # fmt: skip
+        self._frames += count
+        return count * period
+
+    def _event_names(self, heads: list[bytes], cr: bool) -> list[str]:
+        """The event types of the ``event: …`` lines from the first; stops at any other line.
+
+        A line is looked up whole (with its CR when ``cr``) among the lines
+        already seen, which checks its shape and names its type in one step.
+        """
+        seen = self._heads[cr]
         try:
-            if period == 2:
-                tail = 2 + len(blank)  # the data line's LF, then the blank line
-                for line in lines[0:n:2]:
-                    if line[:6] != b"data: " or (cr and line.find(b"\r") != len(line) - 1):
-                        break  # from here on, _scan
-                    end = pos + len(line) + tail
-                    frame = new(Frame)
-                    frame.index = index
-                    frame.event = "message"
-                    frame.data = line[6:stop].decode()
-                    frame.id = last_id
-                    frame.retry = frame.comment = None
-                    frame.start = pos
-                    frame.end = end
-                    frame.first_chunk = frame.last_chunk = ci
-                    frame.time = time
-                    out.append(frame)
-                    index += 1
-                    pos = end
-            else:
-                tail = 3 + len(blank)
-                name = self._name
-                for event, line in zip(lines[0:n:3], lines[1:n:3], strict=True):
-                    if (
-                        event[:7] != b"event: "
-                        or line[:6] != b"data: "
-                        or (
-                            cr
-                            and (
-                                event.find(b"\r") != len(event) - 1
-                                or line.find(b"\r") != len(line) - 1
-                            )
-                        )
-                    ):
-                        break  # from here on, _scan
-                    end = pos + len(event) + len(line) + tail
-                    frame = new(Frame)
-                    frame.index = index
-                    frame.event = name(event[6:stop])
-                    frame.data = line[6:stop].decode()
-                    frame.id = last_id
-                    frame.retry = frame.comment = None
-                    frame.start = pos
-                    frame.end = end
-                    frame.first_chunk = frame.last_chunk = ci
-                    frame.time = time
-                    out.append(frame)
-                    index += 1
-                    pos = end
-        except UnicodeDecodeError:
-            del out[first_frame:]
-            return 0
-        if index == self._frames:
-            return 0
-        out[first_frame].first_chunk = line_chunk  # the first may have begun in a held line
-        used = (index - self._frames) * period
-        self._frames = index
-        return used
+            return list(map(seen.__getitem__, heads))
+        except KeyError:
+            pass
+        names: list[str] = []
+        for line in heads:
+            name = seen.get(line)
+            if name is None:
+                if line[:7] != b"event: " or (cr and line.find(b"\r") != len(line) - 1):
+                    break
+                name = self._name(line[6:-1] if cr else line[6:])
+                if len(seen) < 256:  # the types of a stream repeat
+                    seen[line] = name
+            names.append(name)
+        return names
 
     def _single(self, chunk: bytes, start: int, ci: int, time: float) -> Frame | None:
         """The frame of a chunk that is exactly one plain event, else None (decode it whole).
@@ -513,7 +738,7 @@ class FrameDecoder:
         line_chunk: int,
         ci: int,
         time: float,
-        out: list[Frame],
+        out: list[Decoded],
     ) -> int:
         """Interpret complete lines that each end in ``step`` bytes.
 
@@ -576,7 +801,34 @@ class FrameDecoder:
             line_chunk = ci
         if f_start >= 0:
             self._spill(f_start, f_chunk, f_event, f_data)
+            if f_data is None and f_event is not None:
+                self._held = (f_event, step)
         return pos
+
+    def _resume(
+        self, lines: list[bytes], size: int, cr: bool, ci: int, time: float, out: list[Decoded]
+    ) -> int:
+        """The event begun in an earlier segment, as the first of a run; lines used.
+
+        A segment usually begins inside an event whose ``event:`` line came at
+        the end of the previous one (period-3 streams, such as Anthropic's, cut
+        into chunks). When that line is all the event holds so far, the event is
+        decoded with the plain events after it, by :meth:`_regular` (which sees
+        the held line as the run's first); 0 when it cannot be, for the line by
+        line path. The count excludes the held line, which is not in ``lines``.
+        """
+        held = self._held
+        if held is None or held[1] != 1 + cr or self._data or self._retry is not None:
+            return 0
+        line = held[0] + b"\r" if cr else held[0]  # as _regular sees lines: CR kept
+        start, chunk = self._block_start, self._block_chunk
+        self._block_start = -1  # _regular starts outside an event
+        used = self._regular([line, *lines], size + len(line), cr, start, chunk, ci, time, out)
+        if not used:
+            self._block_start = start
+            return 0
+        self._reset_block()
+        return used - 1
 
     def _spill(self, start: int, chunk: int, event: bytes | None, data: bytes | None) -> None:
         """Hand the fast path's held lines to the general state (within the limits)."""
@@ -587,7 +839,7 @@ class FrameDecoder:
                 self._field(line, start)
 
     def _mixed(
-        self, segment: bytes, pos: int, line_chunk: int, ci: int, time: float, out: list[Frame]
+        self, segment: bytes, pos: int, line_chunk: int, ci: int, time: float, out: list[Decoded]
     ) -> None:
         """Decode a segment with lone CRs or mixed line ends, one line at a time."""
         pieces = _LINE_END.split(segment)
@@ -610,9 +862,10 @@ class FrameDecoder:
         line_chunk: int,
         ci: int,
         time: float,
-        out: list[Frame],
+        out: list[Decoded],
     ) -> bool:
         """Interpret one complete line; False when a size limit stopped decoding."""
+        self._held = None  # the event being assembled now holds more than an event: line
         if not line:
             if self._data:
                 out.append(self._dispatch(line_end, ci, time))
@@ -702,6 +955,7 @@ class FrameDecoder:
         return frame
 
     def _reset_block(self) -> None:
+        self._held = None
         self._data = []
         self._data_size = 0
         self._event = None

@@ -41,14 +41,14 @@ opens a ``tool_use`` block's ``input_json_delta`` run) produce no event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = [
     "BLOCK_TYPES",
@@ -221,28 +221,50 @@ class AnthropicAdapter(Adapter):
         """The block and delta kind of the last delta: what a plain frame extends."""
         return self._lane
 
-    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
-        """A ``content_block_delta`` of the lane's block and kind (see Adapter)."""
+    def plain_run(
+        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
+    ) -> tuple[list[str], Any]:
+        """``content_block_delta`` events of the lane's block and kind (see Adapter).
+
+        Such an event changes no state. Which delta types qualify depends only
+        on the lane and its block's mode, which stay put for the whole run, so
+        they are worked out once: per frame there is one lookup.
+        """
+        texts: list[str] = []
         lane = self._lane
-        index = data.get("index")
-        delta = data.get("delta")
-        if (
-            lane is None
-            or data.get("type") != "content_block_delta"
-            or type(index) is not int  # not a bool, as _index says
-            or index != lane[0]
-            or type(delta) is not dict
-        ):
-            return None
-        delta_type = delta.get("type")
-        rule = DELTA_TYPES.get(delta_type) if isinstance(delta_type, str) else None
-        if rule is None or rule[0] != lane[1]:
-            return None
-        _, field, modes = rule
-        if self.modes.get(index) not in modes:  # an opaque block or an unexpected delta
-            return None
-        value = delta.get(field)
-        return value if type(value) is str and value else None
+        if lane is None:
+            return texts, NOT_PARSED
+        lane_index, lane_kind = lane
+        mode = self.modes.get(lane_index)
+        fields = {  # delta type -> the field holding its fragment
+            delta_type: field
+            for delta_type, (kind, field, modes) in DELTA_TYPES.items()
+            if kind == lane_kind and mode in modes
+        }
+        append = texts.append
+        loads = orjson.loads
+        stopped: Any = NOT_PARSED
+        for i in range(start, len(payloads)):
+            try:
+                data = loads(payloads[i])
+            except orjson.JSONDecodeError:
+                break
+            stopped = data
+            if type(data) is not dict or data.get("type") != "content_block_delta":
+                break
+            index = data.get("index")
+            delta = data.get("delta")
+            # (an index that is a bool is not one, as _index says)
+            if type(index) is not int or index != lane_index or type(delta) is not dict:
+                break
+            delta_type = delta.get("type")
+            field = fields.get(delta_type) if type(delta_type) is str else None
+            value = delta.get(field) if field is not None else None
+            if type(value) is not str or not value:
+                break
+            append(value)
+            stopped = NOT_PARSED
+        return texts, stopped
 
     def eof_note(self) -> str | None:
         """Say when the stop reason was announced but ``message_stop`` never came."""

@@ -21,6 +21,8 @@ from ..errors import category_for
 from ..sse import Frame
 
 __all__ = [
+    "NOT_PARSED",
+    "NO_RUN",
     "Adapter",
     "error_from_body",
     "fail_from_error_object",
@@ -32,6 +34,8 @@ __all__ = [
 
 #: What :meth:`Adapter.feed_run` returns when no frame starts a run.
 NO_RUN: Final[tuple[int, str, list[str]]] = (-1, "", [])
+#: :meth:`Adapter.plain_run`'s "no parsed JSON to keep" (None is valid JSON).
+NOT_PARSED: Final[Any] = object()
 
 
 class Adapter(ABC):
@@ -45,8 +49,9 @@ class Adapter(ABC):
     and returns their texts, which the normalizer hands to the machine at
     once instead of one :class:`~inspector.core.actions.Delta` per frame.
     An adapter opts in with two methods: :meth:`lane`, the block and delta
-    kind a plain frame extends right now, and :meth:`plain`, which says
-    whether one parsed frame is exactly that — ``feed`` would return
+    kind a plain frame extends right now, and :meth:`plain` (or
+    :meth:`plain_run`, the same test for a whole run), which says whether
+    one parsed frame is exactly that — ``feed`` would return
     ``[Delta(*lane, text)]`` for it — and if so makes the same changes to the
     adapter's state that ``feed`` would and returns the text. Anything else
     is left untouched for ``feed``, which then reuses the parsed JSON
@@ -54,8 +59,8 @@ class Adapter(ABC):
     """
 
     provider: ClassVar[str]
-    #: The frame ``feed_run`` parsed last and stopped at, with its JSON.
-    _parsed: tuple[Frame, Any] | None = None
+    #: The index of the frame a run parsed last and stopped at, with its JSON.
+    _parsed: tuple[int, Any] | None = None
 
     @abstractmethod
     def feed(self, frame: Frame) -> list[Action]:
@@ -65,51 +70,72 @@ class Adapter(ABC):
         """``(block index, delta kind)`` a plain frame extends now; None: no runs now."""
         return None
 
-    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
+    def plain(self, event: str, data: dict[str, Any]) -> str | None:
         """The text if ``feed`` would map this frame to exactly ``[Delta(*lane, text)]``.
 
-        ``data`` is the frame's parsed JSON object. On a text, the adapter's
-        state has changed as ``feed`` would have changed it; on None, not at all.
+        ``event`` is the frame's SSE event type and ``data`` its parsed JSON
+        object. On a text, the adapter's state has changed as ``feed`` would
+        have changed it; on None, not at all. (Used by the default
+        :meth:`plain_run`; an adapter that overrides that need not define it.)
         """
         return None
 
-    def feed_run(self, frames: Sequence[Frame], start: int) -> tuple[int, str, list[str]]:
-        """``(block, delta kind, texts)`` of the plain frames from ``frames[start]`` on.
+    def plain_run(
+        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
+    ) -> tuple[list[str], Any]:
+        """The texts of the plain frames from ``start`` on, and what stopped them.
 
-        The run ends at the first frame that is a comment, not a JSON object or
-        not plain (see the class docstring); an empty list when ``frames[start]``
-        is one of those, or the adapter has no :meth:`lane`.
+        ``events[i]`` and ``payloads[i]`` are one frame's SSE event type and
+        data (text, or the undecoded bytes of a
+        :class:`~inspector.core.sse.FrameRun`, which ``orjson`` parses alike).
+        Each payload is parsed and checked with :meth:`plain` until one is not
+        plain; the second item is that frame's parsed JSON, for ``feed`` to
+        reuse, or :data:`NOT_PARSED` when it did not parse (``feed`` parses it
+        again, to say why) or every frame was plain. Adapters override this
+        with :meth:`plain`'s checks written into the loop: a call per frame is
+        a good part of what a plain frame costs.
         """
-        lane = self.lane()
-        parsed = self._parsed
-        if lane is None or (parsed is not None and parsed[0] is frames[start]):
-            return NO_RUN  # known not to be plain: it stopped the previous run
         texts: list[str] = []
         append = texts.append
         plain = self.plain
         loads = orjson.loads
-        for i in range(start, len(frames)):
-            frame = frames[i]
-            if frame.comment is not None:
-                break
+        for i in range(start, len(payloads)):
             try:
-                data = loads(frame.data)
+                data = loads(payloads[i])
             except orjson.JSONDecodeError:
-                break  # feed parses it again, to say why
+                break
             if type(data) is not dict:
-                self._parsed = (frame, data)
-                break
-            text = plain(frame, data)
+                return texts, data
+            text = plain(events[i], data)
             if text is None:
-                self._parsed = (frame, data)
-                break
+                return texts, data
             append(text)
+        return texts, NOT_PARSED
+
+    def feed_run(
+        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int, index: int
+    ) -> tuple[int, str, list[str]]:
+        """``(block, delta kind, texts)`` of the plain frames from ``start`` on.
+
+        ``events`` and ``payloads`` are the event types and data of consecutive
+        frames, the first of which is frame ``index`` (a comment's data is
+        empty, which is not JSON, so a comment ends a run). The texts are
+        :meth:`plain_run`'s: an empty list when frame ``index + start`` is not
+        plain, or the adapter has no :meth:`lane`.
+        """
+        lane = self.lane()
+        parsed = self._parsed
+        if lane is None or (parsed is not None and parsed[0] == index + start):
+            return NO_RUN  # known not to be plain: it stopped the previous run
+        texts, stopped = self.plain_run(events, payloads, start)
+        if stopped is not NOT_PARSED:
+            self._parsed = (index + start + len(texts), stopped)
         return lane[0], lane[1], texts
 
     def _json(self, frame: Frame) -> Any:
-        """``orjson.loads(frame.data)``, or what :meth:`feed_run` already parsed of it."""
+        """``orjson.loads(frame.data)``, or what a run already parsed of it."""
         parsed = self._parsed
-        if parsed is not None and parsed[0] is frame:
+        if parsed is not None and parsed[0] == frame.index:
             self._parsed = None
             return parsed[1]
         return orjson.loads(frame.data)

@@ -43,7 +43,7 @@ arguments (``partialArgs``) are turned into JSON text by :class:`ArgsWriter`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
 
@@ -51,7 +51,7 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = [
     "DONE_FINISH_REASONS",
@@ -192,41 +192,79 @@ class GeminiAdapter(Adapter):
         block = self.text_block
         return (block[1], "text") if block is not None and not block[0] else None
 
-    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
-        """Nearly every response: the usual fields and one candidate with one text part."""
-        candidates = data.get("candidates")
-        if (
-            type(candidates) is not list
-            or len(candidates) != 1
-            or frame.event != "message"
-            or not _USUAL_TOP.issuperset(data)
-            or self.finish_reason is not None
-        ):
-            return None
-        candidate = candidates[0]
-        if type(candidate) is not dict or not _PLAIN_CANDIDATE.issuperset(candidate):
-            return None
-        content = candidate.get("content")
-        parts = content.get("parts") if type(content) is dict else None
-        if type(parts) is not list or len(parts) != 1 or candidate.get("index", 0) != 0:
-            return None
-        part = parts[0]
-        text = part.get("text") if type(part) is dict and len(part) == 1 else None
+    def plain_run(
+        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
+    ) -> tuple[list[str], Any]:
+        """Nearly every response: the usual fields and one candidate with one text part.
+
+        The checks are ``_response``'s and ``_part``'s for such a response,
+        written out in the loop. It changes nothing but what those record of
+        every response (the model, the id, the usage: the last response that
+        has one wins, looked up once when the run stops) and ``produced``.
+        """
+        texts: list[str] = []
         block = self.text_block
-        if type(text) is not str or not text or block is None or block[0]:
-            return None
-        # What _response and _part record of such a response, recorded the same way.
-        model = data.get("modelVersion")
-        if isinstance(model, str):
-            self.model = model
-        response_id = data.get("responseId")
-        if isinstance(response_id, str):
-            self.response_id = response_id
-        usage = data.get("usageMetadata")
-        if isinstance(usage, dict):
-            self.usage = usage
-        self.produced = True
-        return text
+        if block is None or block[0] or self.finish_reason is not None:
+            return texts, NOT_PARSED
+        append = texts.append
+        plain: list[dict[str, Any]] = []
+        keep = plain.append
+        loads = orjson.loads
+        usual_top = _USUAL_TOP.issuperset
+        usual_candidate = _PLAIN_CANDIDATE.issuperset
+        stopped: Any = NOT_PARSED
+        for i in range(start, len(payloads)):
+            try:
+                data = loads(payloads[i])
+            except orjson.JSONDecodeError:
+                break
+            stopped = data
+            if type(data) is not dict:
+                break
+            candidates = data.get("candidates")
+            if (
+                type(candidates) is not list
+                or len(candidates) != 1
+                or events[i] != "message"
+                or not usual_top(data)
+            ):
+                break
+            candidate = candidates[0]
+            if type(candidate) is not dict or not usual_candidate(candidate):
+                break
+            content = candidate.get("content")
+            parts = content.get("parts") if type(content) is dict else None
+            if type(parts) is not list or len(parts) != 1 or candidate.get("index", 0) != 0:
+                break
+            part = parts[0]
+            text = part.get("text") if type(part) is dict and len(part) == 1 else None
+            if type(text) is not str or not text:
+                break
+            keep(data)
+            append(text)
+            stopped = NOT_PARSED
+        if plain:
+            self._note_last(plain)
+            self.produced = True
+        return texts, stopped
+
+    def _note_last(self, responses: list[dict[str, Any]]) -> None:
+        """What _response records of each response in turn, done from the last one back."""
+        for response in reversed(responses):
+            model = response.get("modelVersion")
+            if isinstance(model, str):
+                self.model = model
+                break
+        for response in reversed(responses):
+            response_id = response.get("responseId")
+            if isinstance(response_id, str):
+                self.response_id = response_id
+                break
+        for response in reversed(responses):
+            usage = response.get("usageMetadata")
+            if isinstance(usage, dict):
+                self.usage = usage
+                break
 
     def eof_note(self) -> str | None:
         """Say what was missing when the bytes end without a ``finishReason``."""

@@ -26,14 +26,14 @@ another: a new kind closes the previous one. Only choice 0 is modelled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
 
@@ -121,25 +121,69 @@ class OpenAIChatAdapter(Adapter):
         block = self.text_block
         return (block[1], "text") if block is not None and block[0] == "content" else None
 
-    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
-        """Nearly every chunk: one choice whose delta is only ``content`` (see Adapter)."""
-        choices = data.get("choices")
-        if type(choices) is not list or len(choices) != 1 or frame.event not in CHAT_EVENTS:
-            return None
-        choice = choices[0]
-        delta = choice.get("delta") if type(choice) is dict else None
-        if type(delta) is not dict or len(delta) != 1:
-            return None
-        text = delta.get("content")
-        if type(text) is not str or not text or choice.get("index", 0) != 0:
-            return None
-        finish = choice.get("finish_reason")
-        if isinstance(finish, str) and finish and self.finish_reason is None:
-            return None
-        if "error" in data and isinstance(data["error"], dict):
-            return None
-        self._note(data)
-        return text
+    def plain_run(
+        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
+    ) -> tuple[list[str], Any]:
+        """Nearly every chunk: one choice whose delta is only ``content`` (see Adapter).
+
+        The checks are ``feed``'s, written out in the loop. Such a chunk changes
+        nothing but what ``_note`` records, where the last chunk that has a
+        value wins: that is looked up once, from the end, when the run stops.
+        """
+        texts: list[str] = []
+        append = texts.append
+        plain: list[dict[str, Any]] = []
+        keep = plain.append
+        loads = orjson.loads
+        open_finish = self.finish_reason is None  # a finish_reason would be news
+        stopped: Any = NOT_PARSED
+        for i in range(start, len(payloads)):
+            try:
+                data = loads(payloads[i])
+            except orjson.JSONDecodeError:
+                break
+            stopped = data
+            if type(data) is not dict:
+                break
+            choices = data.get("choices")
+            if type(choices) is not list or len(choices) != 1 or events[i] not in CHAT_EVENTS:
+                break
+            choice = choices[0]
+            delta = choice.get("delta") if type(choice) is dict else None
+            if type(delta) is not dict or len(delta) != 1:
+                break
+            text = delta.get("content")
+            if type(text) is not str or not text or choice.get("index", 0) != 0:
+                break
+            finish = choice.get("finish_reason")
+            if open_finish and finish and isinstance(finish, str):
+                break
+            if "error" in data and isinstance(data["error"], dict):
+                break
+            keep(data)
+            append(text)
+            stopped = NOT_PARSED
+        if plain:
+            self._note_last(plain)
+        return texts, stopped
+
+    def _note_last(self, chunks: list[dict[str, Any]]) -> None:
+        """:meth:`_note` of each chunk in turn, done from the last one back."""
+        for chunk in reversed(chunks):
+            model = chunk.get("model")
+            if isinstance(model, str):
+                self.model = model
+                break
+        for chunk in reversed(chunks):
+            response_id = chunk.get("id")
+            if isinstance(response_id, str):
+                self.response_id = response_id
+                break
+        for chunk in reversed(chunks):
+            usage = chunk.get("usage")
+            if isinstance(usage, dict):
+                self.usage = normalize_usage(usage)
+                break
 
     def _note(self, chunk: dict[str, Any]) -> None:
         """What every chunk may update: the model, the response id, the usage."""

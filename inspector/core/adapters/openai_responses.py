@@ -71,7 +71,7 @@ of ``response.created`` does not hide the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
@@ -79,7 +79,7 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
 
 __all__ = [
     "FINAL_SIGNALS",
@@ -308,29 +308,55 @@ class OpenAIResponsesAdapter(Adapter):
         lane = self._lane
         return (lane[0].index, lane[2]) if lane is not None else None
 
-    def plain(self, frame: Frame, data: dict[str, Any]) -> str | None:
-        """A fragment event for the lane's block, by output index (see Adapter)."""
+    def plain_run(
+        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
+    ) -> tuple[list[str], Any]:
+        """Fragment events for the lane's block, by output index (see Adapter).
+
+        The checks are ``feed``'s and ``_fragment``'s for such an event, written
+        out in the loop; the lane and its block stay put for the whole run. It
+        changes nothing but the block's parts and ``last_sequence`` (the last
+        integer ``sequence_number``), recorded once when the run stops.
+        """
+        texts: list[str] = []
         lane = self._lane
-        event = data.get("type")
-        rule = FRAGMENT_EVENTS.get(event) if type(event) is str else None
-        if lane is None or rule is None or rule.delta_kind != lane[2]:
-            return None
-        block, key, _ = lane
-        text = data.get("delta")
-        output_index = data.get("output_index")
-        if type(text) is not str or not text or type(output_index) is not int:
-            return None
-        sub = 0 if rule.section == ITEM else data.get(rule.sub_field, 0)
-        if type(sub) is not int or key != (output_index, rule.section, sub):
-            return None  # (not an int: a bool is not one either, as _key says)
+        if lane is None:
+            return texts, NOT_PARSED
+        block, key, lane_kind = lane
         if self.blocks.get(key) is not block:
-            return None
-        # What feed and _fragment record of such a frame, recorded the same way.
-        sequence = data.get("sequence_number")
-        if type(sequence) is int:
-            self.last_sequence = sequence
-        block.parts.append(text)
-        return text
+            return texts, NOT_PARSED
+        append = texts.append
+        loads = orjson.loads
+        last_sequence: Any = None
+        stopped: Any = NOT_PARSED
+        for i in range(start, len(payloads)):
+            try:
+                data = loads(payloads[i])
+            except orjson.JSONDecodeError:
+                break
+            stopped = data
+            if type(data) is not dict:
+                break
+            kind = data.get("type")
+            rule = FRAGMENT_EVENTS.get(kind) if type(kind) is str else None
+            if rule is None or rule.delta_kind != lane_kind:
+                break
+            text = data.get("delta")
+            output_index = data.get("output_index")
+            if type(text) is not str or not text or type(output_index) is not int:
+                break
+            sub = 0 if rule.section == ITEM else data.get(rule.sub_field, 0)
+            if type(sub) is not int or key != (output_index, rule.section, sub):
+                break  # (not an int: a bool is not one either, as _key says)
+            sequence = data.get("sequence_number")
+            if type(sequence) is int:
+                last_sequence = sequence
+            append(text)
+            stopped = NOT_PARSED
+        if last_sequence is not None:
+            self.last_sequence = last_sequence
+        block.parts.extend(texts)
+        return texts, stopped
 
     def eof_note(self) -> str | None:
         """A background response outlives its stream: say how to pick it up again."""
