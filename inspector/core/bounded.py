@@ -145,18 +145,14 @@ class KeptList(list[T], Generic[T]):
         for item in items:
             self.append(item)
 
-
-class _Discard(list[str]):
-    """Content not kept: a block's text in a bounded trace."""
-
-    def append(self, item: str, /) -> None:
-        pass
-
-    def extend(self, items: Iterable[str], /) -> None:
-        pass
+    def __iadd__(self, items: Iterable[T]) -> KeptList[T]:  # type: ignore[override, misc]
+        self.extend(items)
+        return self
 
 
-class _DiscardAny(list[Any]):
+class _Discard(list[Any]):
+    """Content not kept: a block's text, signature and citations in a bounded trace."""
+
     def append(self, item: Any, /) -> None:
         pass
 
@@ -429,7 +425,7 @@ def bounded_block(
     parts: list[str] = [] if kind == "tool_call" else _Discard()
     return BlockBuffer(
         index, kind, provider_type, name, call_id,
-        parts=parts, signature=_Discard(), citations=_DiscardAny(), events=CountColumn(),
+        parts=parts, signature=_Discard(), citations=_Discard(), events=CountColumn(),
     )  # fmt: skip
 
 
