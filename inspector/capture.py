@@ -302,11 +302,12 @@ _READ_SIZE: Final = 1 << 16
 class _Lines:
     """The lines of a file from where it stands, a read at a time, each bounded.
 
-    Iterating gives lists of whole lines (without their LF), in order. When
-    it ends, :attr:`unterminated` holds what followed the last LF: the last
-    line, cut short, or the first ``max_line + 1`` bytes of a line longer
-    than ``max_line`` (reading stops there: one endless line is never held
-    whole). No more than ``max_line`` plus one read is held at a time.
+    Iterating gives ``(lines, size)``: a list of whole lines (without their
+    LF), in order, and their bytes with the LFs. When it ends,
+    :attr:`unterminated` holds what followed the last LF: the last line, cut
+    short, or the first ``max_line + 1`` bytes of a line longer than
+    ``max_line`` (reading stops there: one endless line is never held whole).
+    No more than ``max_line`` plus one read is held at a time.
     """
 
     def __init__(self, file: IO[bytes], max_line: int) -> None:
@@ -314,7 +315,7 @@ class _Lines:
         self._max_line = max_line
         self.unterminated = b""
 
-    def __iter__(self) -> Iterator[list[bytes]]:
+    def __iter__(self) -> Iterator[tuple[list[bytes], int]]:
         read = self._file.read
         parts: list[bytes] = []  # the start of a line that spans reads
         held = 0
@@ -324,8 +325,8 @@ class _Lines:
             if lines:
                 if parts:
                     lines[0] = b"".join(parts) + lines[0]
-                    parts, held = [], 0
-                yield lines
+                yield lines, held + len(block) - len(tail)
+                parts, held = [], 0
             if tail:
                 parts.append(tail)
                 held += len(tail)
@@ -338,10 +339,11 @@ class _Lines:
 def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> Recording:
     # The file is read a piece at a time (see _Lines): no list of every line
     # is ever built, and one endless line cannot make us hold more than its
-    # limit. A line is judged as it was written (with its LF), by the rules of
-    # _line_problem; the loop below only takes a short cut for the common
-    # line - a chunk record with text, within every bound - whose outcome
-    # those rules would give the same.
+    # limit. Every line is judged as it was written (with its LF) by the rules
+    # of _line_problem. A read whose lines cannot reach a bound (the common
+    # case: all but the last reads of a file near a limit) takes a short cut
+    # for the common line, a chunk record with text, to the outcome those
+    # rules would give.
     rec = Recording(path, "capture")
     number = first = _read_header(rec, file, name)
     max_line = MAX_RECORD_LINE  # read at each call: tests lower them
@@ -350,11 +352,11 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
     loads = orjson.loads
     total = 0
     lines = _Lines(file, max_line)
-    for block in lines:
+    for block, size in lines:
+        within = size < max_line and total + size <= limit and number + len(block) <= last_allowed
         for line in block:
             number += 1
-            total += len(line) + 1
-            if len(line) < max_line and total <= limit and number <= last_allowed:
+            if within:
                 try:
                     record = loads(line)
                 except orjson.JSONDecodeError:
@@ -366,10 +368,16 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
                         if type(time) is float and type(text) is str:
                             chunks((time, text.encode("utf-8")))
                             continue
-            problem = _line_problem(rec, line + b"\n", number - first, total, limit)
+                # Within the bounds, this line and the last of the read are alike.
+                problem = _line_problem(rec, line + b"\n", number - first, total + size, limit)
+            else:
+                total += len(line) + 1
+                problem = _line_problem(rec, line + b"\n", number - first, total, limit)
             if problem is not None:
                 rec.problems.append(f"{name}:{number}: {problem}")
                 return rec
+        if within:
+            total += size
     last = lines.unterminated
     if last:
         number += 1

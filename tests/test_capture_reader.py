@@ -174,9 +174,9 @@ def test_a_line_longer_than_the_limit_is_never_held_whole(monkeypatch: pytest.Mo
 
     class Watched(real_lines):  # type: ignore[misc, valid-type]
         def __iter__(self):  # type: ignore[no-untyped-def]
-            for block in super().__iter__():
+            for block, size in super().__iter__():
                 held.append(max(map(len, block)))
-                yield block
+                yield block, size
             held.append(len(self.unterminated))
 
     monkeypatch.setattr(capture, "_Lines", Watched)
