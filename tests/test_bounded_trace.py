@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.streams import GENERATORS
+from benchmarks.streams import GENERATORS, stream_of_size
 from inspector.capture import Recording, load_recording
 from inspector.core.bounded import (
     KEPT_ENTRIES,
@@ -71,7 +71,11 @@ def _chunkings(rec: Recording, seed: int) -> Iterator[tuple[str, list[tuple[floa
 
 
 def _normalize(
-    rec: Recording, provider: str, chunks: list[tuple[float, bytes]], keep_history: bool
+    rec: Recording,
+    provider: str,
+    chunks: list[tuple[float, bytes]],
+    keep_history: bool,
+    many: bool = False,
 ) -> Trace:
     """What ``trace_recording`` does, chunk by chunk as live mode feeds (an error
     body is handed to ``fail_http``: a bounded trace keeps no bytes)."""
@@ -82,8 +86,11 @@ def _normalize(
             normalizer.receive_error_body(data, time)
         normalizer.fail_http(status, b"".join(data for _, data in chunks))
         return normalizer.trace
-    for time, data in chunks:
-        normalizer.feed(data, time)
+    if many:  # as a file is read: frames in batches
+        normalizer.feed_many(chunks)
+    else:
+        for time, data in chunks:
+            normalizer.feed(data, time)
     return normalizer.finish(rec.end or TransportEnd("eof"))
 
 
@@ -118,6 +125,8 @@ def test_a_bounded_trace_reports_what_the_full_trace_reports(
         assert bounded.invariant_problems() == check_invariants(full.events), how
         assert bounded.checker.found == len(check_invariants(full.events)), how
         assert list(bounded.events[-KEPT_EVENTS:]) == list(full.events[-KEPT_EVENTS:]), how
+        batched = _normalize(rec, provider, chunks, keep_history=False, many=True)
+        assert _summary(batched) == _summary(full), how
 
 
 def test_every_provider_and_every_folder_is_covered() -> None:
@@ -320,3 +329,17 @@ def test_block_indices_seen_are_kept_as_ranges() -> None:
     blocks = SeenBlocks()
     blocks[7] = None  # type: ignore[assignment]
     assert 7 in blocks and 6 not in blocks and not dict.__len__(blocks)
+
+
+@pytest.mark.parametrize("provider", sorted(GENERATORS))
+def test_a_file_read_whole_gives_the_same_bounded_summary(provider: str) -> None:
+    body = stream_of_size(provider, 1_500_000)  # decoded in 256 KiB parts by feed_many
+    traces = []
+    for keep_history in (True, False):
+        normalizer = Normalizer(provider, "st_test", keep_history=keep_history)
+        normalizer.feed_many([(0.0, body)])
+        traces.append(normalizer.finish())
+    full, bounded = traces
+    assert _summary(bounded) == _summary(full)
+    assert isinstance(bounded, BoundedTrace)
+    assert bounded.invariant_problems() == check_invariants(full.events) == []
