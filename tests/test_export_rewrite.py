@@ -288,6 +288,20 @@ def _all_bodies() -> list[tuple[str, bytes]]:
     ]  # fmt: skip
     body = b"".join(b"data: " + orjson.dumps(f) + b"\n\n" for f in frames * 3)
     found.append(("escapes", body))
+    # Two choices of one shape interleaved, each spelling half a key in turn: the
+    # stream key (choice index, a number) keeps them apart, the same id repeats,
+    # and a Responses-style item_id (a string) tells two texts apart too.
+    halves = (key[:20], key[20:])
+    interleaved = [
+        {"id": "chatcmpl-1", "choices": [{"index": i, "delta": {"content": halves[n % 2]}}]}
+        for n in range(4) for i in (0, 1)
+    ] + [
+        {"type": "response.output_text.delta", "item_id": item, "output_index": 0,
+         "content_index": 0, "delta": half}
+        for half in halves for item in ("msg_a", "msg_b")
+    ]  # fmt: skip
+    body = b"".join(b"data: " + orjson.dumps(f) + b"\n\n" for f in interleaved)
+    found.append(("interleaved", body))
     return found
 
 

@@ -48,7 +48,7 @@ from .pytest_file import pytest_file_name, render_pytest
 from .report import build_report, report_lines
 from .request import anonymize_header, scrub_text
 from .rewrite import RewriteError, rewrite_owned
-from .skeleton import Step, first_difference, skeleton
+from .skeleton import EventSummary, Step, first_difference, summarize
 
 __all__ = [
     "TEXT_MODES",
@@ -257,8 +257,10 @@ def _chunk_columns(rec: Recording) -> tuple[array[float], array[int]]:
     return array("d", [time for time, _ in rec.chunks]), array("q", [len(d) for _, d in rec.chunks])
 
 
-def _layout(columns: tuple[array[float], array[int]], trace: Trace) -> _Layout:
-    """The layout of ``trace``, normalized from a recording with these chunk ``columns``."""
+def _layout(
+    columns: tuple[array[float], array[int]], trace: Trace, summary: EventSummary
+) -> _Layout:
+    """The layout of ``trace`` (``summary``: its events'), normalized from chunk ``columns``."""
     frames = trace.frames
     spans = array("q")
     for i in range(len(frames)):  # span_of / chunks_of read the stored columns: nothing decoded
@@ -271,7 +273,7 @@ def _layout(columns: tuple[array[float], array[int]], trace: Trace) -> _Layout:
         (len(trace.chunks), trace.chunks.stored_bytes),
         spans,
         (ended.reason, ended.time) if ended is not None else (None, None),
-        skeleton(trace),
+        summary.steps,
     )
 
 
@@ -288,21 +290,6 @@ def _difference(original: _Layout, exported: _Layout) -> str | None:
     if original.end != exported.end:
         return "the transport end differs"
     return first_difference(original.skeleton, exported.skeleton)
-
-
-def assembled_texts(trace: Trace) -> list[tuple[str, str]]:
-    """Each block's deltas joined: the texts a reader of the transcript reassembles.
-
-    A secret cut across fragments, frames or chunks is whole again here, so
-    the leak scan sees it the way a reader of the transcript would.
-    """
-    parts: dict[int, list[str]] = {}
-    for event in trace.events:
-        if event["type"] == "block.delta":
-            text = (event.get("delta") or {}).get("text")
-            if isinstance(text, str) and text:
-                parts.setdefault(event["block"]["index"], []).append(text)
-    return [(f"block {index}, assembled", "".join(p)) for index, p in sorted(parts.items())]
 
 
 def _base_name(source: str) -> str:
@@ -378,7 +365,7 @@ def _prepare(
     names["report"] = name + ".report.json"
 
     first = trace_recording(rec, provider)
-    before = _layout(_chunk_columns(rec), first)
+    before = _layout(_chunk_columns(rec), first, summarize(first))
     original = first if keep_traces else None
     del first  # without keep_traces, freed before the second trace is built
     # With consume, the original's chunks go once joined: their times and sizes are in ``before``.
@@ -397,7 +384,9 @@ def _prepare(
     exported: Trace | None = trace_recording(parsed, provider)
     assert exported is not None
     del parsed  # its chunks are in the trace now
-    problem = _difference(before, _layout(columns, exported))
+    # One pass over its events: the skeleton, the report's counts, the texts the leak scan reads.
+    summary = summarize(exported, assemble=True)
+    problem = _difference(before, _layout(columns, exported, summary))
     del columns
     if problem is not None:
         raise ExportError(
@@ -428,13 +417,15 @@ def _prepare(
         files=names,
         ledger=ledger,
         trace=exported,
+        summary=summary,
         # The original's chunk times and sizes: verified equal to the anonymized capture's.
         chunk_times=before.chunk_times,
         chunk_bytes=sum(before.chunk_sizes),
         scanned_files=len(files) + 1,
     )
     files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
-    assembled = assembled_texts(exported)
+    assembled = summary.assembled
+    del summary
     if not keep_traces:
         exported = None  # all read: the leak scan needs only the files and texts
     leaks = scan_outputs(files, ledger.secrets, assembled)

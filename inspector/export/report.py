@@ -8,13 +8,13 @@ the CLI and the TUI's export dialog (:func:`report_lines`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..core.trace import Trace
 from ..terminal import escape_controls, safe_path
 from .ledger import Ledger
+from .skeleton import EventSummary
 
 __all__ = ["REPORT_FORMAT", "build_report", "report_lines"]
 
@@ -22,18 +22,12 @@ REPORT_FORMAT: Final = "llm-stream-export-report"
 
 
 def _kept(
-    trace: Trace, chunk_times: Sequence[float], chunk_bytes: int, ledger: Ledger
+    trace: Trace,
+    summary: EventSummary,
+    chunk_times: Sequence[float],
+    chunk_bytes: int,
+    ledger: Ledger,
 ) -> dict[str, Any]:
-    blocks = []
-    for event in trace.events:
-        if event["type"] == "block.start":
-            block: dict[str, Any] = {
-                "index": event["block"]["index"],
-                "kind": event["block"]["kind"],
-            }
-            if event.get("name") is not None:
-                block["tool"] = event["name"]
-            blocks.append(block)
     terminal = trace.terminal_event
     ending: dict[str, Any] = {"state": trace.state}
     usage = None
@@ -46,8 +40,8 @@ def _kept(
         ending["error_category"] = (terminal.get("error") or {}).get("category")
     return {
         "events": len(trace.events),
-        "event_types": dict(sorted(Counter(e["type"] for e in trace.events).items())),
-        "blocks": blocks,
+        "event_types": summary.event_types,
+        "blocks": summary.blocks,
         "ending": ending,
         "usage": usage,
         "chunks": len(chunk_times),
@@ -65,12 +59,14 @@ def build_report(
     files: Mapping[str, str],
     ledger: Ledger,
     trace: Trace,
+    summary: EventSummary,
     chunk_times: Sequence[float],
     chunk_bytes: int,
     scanned_files: int,
 ) -> dict[str, Any]:
     """The report of a verified export (the leak scan found nothing).
 
+    ``summary`` is the exported trace's (:func:`.skeleton.summarize`);
     ``chunk_times`` and ``chunk_bytes``: the recording's chunk times and how
     many bytes they hold (the original's, verified equal to the export's).
     """
@@ -85,7 +81,7 @@ def build_report(
         "pseudonymized": {k: len(v) for k, v in sorted(ledger.pseudonymized.items())},
         "placeholders": dict(sorted(ledger.placeholders.items())),
         "masked": dict(sorted(ledger.masked.items())),
-        "kept": _kept(trace, chunk_times, chunk_bytes, ledger),
+        "kept": _kept(trace, summary, chunk_times, chunk_bytes, ledger),
         "verification": {
             "skeleton": "identical",
             "chunking": "identical",

@@ -44,7 +44,14 @@ from .jsonlex import ESC, Units, decode_raw, decode_units, lex, render_unit
 from .ledger import Context
 from .mask import mask_char, mask_json_text, mask_number
 from .pseudonyms import signature_placeholder
-from .rules import NUMBER_MASK_KEYS, Treatment, classify, discriminator_plan, stream_key
+from .rules import (
+    NUMBER_MASK_KEYS,
+    Treatment,
+    classify,
+    discriminator_plan,
+    key_reads_text,
+    stream_key,
+)
 from .secrets import placeholder
 
 __all__ = ["RewriteError", "data_values", "rewrite_body", "rewrite_owned"]
@@ -156,6 +163,14 @@ _NUMBER_BYTES: Final = b"0123456789.eE+-"
 _MAX_TEMPLATES: Final = 4096
 _BLOCK: Final = 1 << 16  # bytes per step of the covered-byte blanking (small: no big temporaries)
 _STREAMED: Final = frozenset({Treatment.TEXT, Treatment.JSON_TEXT, Treatment.PROMPT})
+# How a template's value is filed: an id (decided once per distinct value),
+# a fragment of a text (grouped by stream key), or anything else (on its own).
+_ROLE_ID: Final = "id"
+_ROLE_STREAMED: Final = "streamed"
+# A fragment whose stream key reads only numbers of its document (Chat's
+# ``choices[].index``): the key is remembered per template and numbers.
+_ROLE_STREAMED_BY_NUMBERS: Final = "streamed-by-numbers"
+_MAX_KEYS: Final = 4096  # remembered keys per template
 # --text mask for an ASCII string without escapes: one C call.
 _ASCII_MASK: Final = bytes(
     0x78 if chr(b).isalpha() else 0x30 if chr(b).isdigit() else b for b in range(128)
@@ -240,12 +255,19 @@ class _Template(NamedTuple):
     """Where the strings of one document shape are, and what each is.
 
     ``strings`` (keys and values, counted) in document order; ``values``:
-    ``(ordinal, path, treatment, plan)`` of every value not kept as is
-    (``plan``: the discriminators of its stream key, for texts).
+    ``(part, path, treatment, plan, role)`` of every value not kept as is:
+    ``part`` is where its content is in the document split at its strings
+    (string n: part 2n+1), ``plan`` the discriminators of its stream key (for
+    texts), ``role`` how the rewriter files it (:data:`_ROLE_ID`,
+    :data:`_ROLE_STREAMED`, :data:`_ROLE_STREAMED_BY_NUMBERS`, or None: a
+    string decided on its own).
     """
 
     strings: int
-    values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any], ...]
+    values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any, str | None], ...]
+    # (part, the document's syntax with its numbers) -> stream key, for
+    # values filed by _ROLE_STREAMED_BY_NUMBERS
+    keys: dict[tuple[int, bytes], tuple[Any, ...]]
 
 
 def _template(joined: bytes, root: Any) -> _Template | None:
@@ -263,9 +285,13 @@ def _template(joined: bytes, root: Any) -> _Template | None:
             continue
         treatment = classify(token.path, _lookup(root, token.path[:-1]), root)
         if treatment is not Treatment.KEEP:
-            plan = discriminator_plan(token.path, root) if treatment in _STREAMED else None
-            values.append((ordinal, token.path, treatment, plan))
-    return _Template(len(strings), tuple(values))
+            streamed = treatment in _STREAMED
+            plan = discriminator_plan(token.path, root) if streamed else None
+            role = _ROLE_STREAMED if streamed else _ROLE_ID if treatment is Treatment.ID else None
+            if plan is not None and not key_reads_text(token.path, root, plan):
+                role = _ROLE_STREAMED_BY_NUMBERS
+            values.append((2 * ordinal + 1, token.path, treatment, plan, role))
+    return _Template(len(strings), tuple(values), {})
 
 
 def _key_getter(parts: list[bytes]) -> Callable[[list[bytes]], Any]:
@@ -284,6 +310,7 @@ class _BodyRewriter:
     def __init__(self, body: bytes, ctx: Context) -> None:
         self.body = body
         self.ctx = ctx
+        self.mask_text = ctx.mask_text
         self.out = bytearray(body)
         # 0xFF: inside a string handled on its own (the final scan skips it).
         # Kept strings — keys, types, models — are left to that scan.
@@ -304,19 +331,29 @@ class _BodyRewriter:
         if whole_json:
             self._value([(0, len(self.body))])
             return
-        for spans in data_values(self.body):
-            self._value(spans)
+        body = self.body
+        by_template = self._by_template
+        for spans in data_values(body):
+            if len(spans) == 1:  # nearly every event: its one data line read here
+                start, end = spans[0]
+                joined = body[start:end]
+                stripped = joined.strip()
+                if stripped in _SENTINELS or not stripped or by_template(joined, start):
+                    continue
+            self._lexed(spans)
 
     def _value(self, spans: list[tuple[int, int]]) -> None:
-        body = self.body
         if len(spans) == 1:
             start, end = spans[0]
-            joined = body[start:end]
+            joined = self.body[start:end]
             stripped = joined.strip()
-            if stripped in _SENTINELS or not stripped:
+            if stripped in _SENTINELS or not stripped or self._by_template(joined, start):
                 return
-            if self._by_template(joined, start):
-                return
+        self._lexed(spans)
+
+    def _lexed(self, spans: list[tuple[int, int]]) -> None:
+        """A data value read by the lexer: every string classified on its own."""
+        body = self.body
         parts = [body[s:e] for s, e in spans]
         joined = b"\n".join(parts)
         if joined.strip() in _SENTINELS or not joined.strip():
@@ -354,27 +391,34 @@ class _BodyRewriter:
 
     def _by_template(self, joined: bytes, base: int) -> bool:
         """The fast path for a one-line JSON document of a shape seen before."""
-        if b'"data"' in joined or (self.ctx.mask_text and b'"bytes"' in joined):
+        if b'"data"' in joined or (self.mask_text and b'"bytes"' in joined):
             return False  # treatments that depend on a sibling, or numbers to mask
         try:
             root: Any = orjson.loads(joined)
         except orjson.JSONDecodeError:
             return False
-        if not isinstance(root, dict | list):
+        # orjson makes exact dicts, lists and strs: type() is enough, and cheaper.
+        if type(root) is dict:
+            kind = root.get("type")
+            if type(kind) is not str:
+                kind = None
+        elif type(root) is list:
+            kind = None
+        else:
             return False
-        kind = root.get("type") if isinstance(root, dict) else None
         # One C pass: the bytes between strings and the strings' contents
         # alternate, string n's content at 2n+1. Without a backslash a valid
         # document's strings are exactly what lies between its quotes.
         parts = joined.split(b'"') if b"\\" not in joined else _STRING.split(joined)
         # The syntax between strings, numbers deleted: with the keys, the shape.
-        syntax = b'"'.join(parts[0::2]).translate(None, _NUMBER_BYTES)
+        between = b'"'.join(parts[0::2])
+        syntax = between.translate(None, _NUMBER_BYTES)
         keys_of = self.key_getters.get(syntax)
         if keys_of is None:
             keys_of = _key_getter(parts)
             if len(self.key_getters) < _MAX_TEMPLATES:
                 self.key_getters[syntax] = keys_of
-        shape = (syntax, keys_of(parts), kind if isinstance(kind, str) else None)
+        shape = (syntax, keys_of(parts), kind)
         template = self.templates.get(shape)
         if template is None:
             template = _template(joined, root)
@@ -384,32 +428,41 @@ class _BodyRewriter:
                 self.templates[shape] = template
         if len(parts) != 2 * template.strings + 1:
             return False
-        # Where each part ends, quotes not counted: string n starts 2n+1 bytes later.
+        # Where each part ends, quotes not counted: part i (string (i-1)/2) starts i bytes later.
         ends = list(itertools.accumulate(map(len, parts)))
         covered = self.covered
-        for ordinal, path, treatment, plan in template.values:
-            raw = parts[2 * ordinal + 1]
-            start = base + ends[2 * ordinal] + 2 * ordinal + 1
-            covered[start : start + len(raw)] = b"\xff" * len(raw)
-            if treatment is Treatment.ID and self._repeated_id(raw, start):
-                continue
-            string = _String(raw, start, treatment)
-            if treatment in _STREAMED:
-                self.streams.setdefault((treatment, *stream_key(path, root, plan)), []).append(
-                    string
-                )
-            else:
+        for i, path, treatment, plan, role in template.values:
+            raw = parts[i]
+            start = base + ends[i - 1] + i
+            width = len(raw)
+            covered[start : start + width] = b"\xff" * width
+            if role is _ROLE_ID:
+                first = self.id_repeats.get(raw)
+                if first is not None:  # an id seen before: decided once, written everywhere
+                    first[1].append(start)
+                    continue
+                string = _String(raw, start, treatment)
                 self.singles.append(string)
-                if treatment is Treatment.ID and raw.isascii() and b"\\" not in raw:
+                if raw.isascii() and b"\\" not in raw:
                     self.id_repeats[raw] = (string, [])
-        return True
-
-    def _repeated_id(self, raw: bytes, start: int) -> bool:
-        """Note an id seen before in a simple string: decided once, written everywhere."""
-        first = self.id_repeats.get(raw)
-        if first is None:
-            return False
-        first[1].append(start)
+            elif role is _ROLE_STREAMED_BY_NUMBERS:
+                known = template.keys.get((i, between))
+                if known is None:
+                    known = (treatment, *stream_key(path, root, plan))
+                    if len(template.keys) < _MAX_KEYS:
+                        template.keys[(i, between)] = known
+                stream = self.streams.get(known)
+                if stream is None:
+                    stream = self.streams[known] = []
+                stream.append(_String(raw, start, treatment))
+            elif role is _ROLE_STREAMED:
+                key = (treatment, *stream_key(path, root, plan))
+                stream = self.streams.get(key)
+                if stream is None:
+                    stream = self.streams[key] = []
+                stream.append(_String(raw, start, treatment))
+            else:
+                self.singles.append(_String(raw, start, treatment))
         return True
 
     def _string(

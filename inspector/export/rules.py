@@ -48,6 +48,7 @@ __all__ = [
     "classify",
     "discriminator_plan",
     "is_id_key",
+    "key_reads_text",
     "stream_key",
 ]
 
@@ -156,6 +157,28 @@ def discriminator_plan(path: tuple[str | int, ...], root: Any) -> tuple[tuple[st
                 else None
             )
     return tuple(plan)
+
+
+def key_reads_text(
+    path: tuple[str | int, ...], root: Any, plan: tuple[tuple[str, ...], ...]
+) -> bool:
+    """Whether :func:`stream_key` of ``path`` in ``root`` holds a string read from ``root``.
+
+    When it does not, the key is made of the path, the document's ``type``
+    and numbers (and ``true``/``false``) of the document only: documents of
+    one shape with the same numbers share it.
+    """
+    node = root
+    for i, step in enumerate(path):
+        if isinstance(node, dict):
+            if any(isinstance(node.get(f), str) for f in plan[i]):
+                return True
+            node = node.get(step) if isinstance(step, str) else None
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+        else:
+            node = None
+    return False
 
 
 def stream_key(

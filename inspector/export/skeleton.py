@@ -11,15 +11,16 @@ difference (:func:`first_difference` says where).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from ..core.trace import Trace
 from .jsonlex import lex
 
-__all__ = ["argument_structure", "first_difference", "skeleton"]
+__all__ = ["EventSummary", "argument_structure", "first_difference", "skeleton", "summarize"]
 
 Step = tuple[Any, ...]
 
@@ -43,14 +44,64 @@ def _usage(usage: Any) -> Any:
     return tuple(sorted((k, v) for k, v in usage.items() if k != "raw"))
 
 
+class EventSummary(NamedTuple):
+    """What an export reads from a trace's events, gathered in one pass.
+
+    ``steps``: the skeleton; ``blocks``: each ``block.start``'s index, kind
+    and tool (the report's); ``event_types``: how many events of each type,
+    sorted by type; ``assembled``: each block's deltas joined (only when
+    asked): the texts a reader of the transcript reassembles, so the leak scan
+    sees a secret cut across fragments, frames or chunks whole again.
+    """
+
+    steps: list[Step]
+    blocks: list[dict[str, Any]]
+    event_types: dict[str, int]
+    assembled: list[tuple[str, str]]
+
+
 def skeleton(trace: Trace) -> list[Step]:
     """The skeleton of a trace, one step per event, then the final state."""
+    return summarize(trace).steps
+
+
+def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
+    """The skeleton, blocks, event counts and (with ``assemble``) texts of a trace.
+
+    One pass over the events: each is built once, and a large stream has
+    hundreds of thousands.
+    """
     out: list[Step] = []
+    blocks: list[dict[str, Any]] = []
+    types: Counter[str] = Counter()
+    texts: dict[int, list[str]] = {}
     arguments: dict[int, list[str]] = {}
     for event in trace.events:
         kind = event["type"]
+        types[kind] += 1
         block = event.get("block")
         index = block["index"] if isinstance(block, Mapping) else None
+        if kind == "block.delta":
+            if assemble:
+                text = (event.get("delta") or {}).get("text")
+                if isinstance(text, str) and text:
+                    texts.setdefault(event["block"]["index"], []).append(text)
+            if isinstance(block, Mapping):
+                delta = event.get("delta") or {}
+                if delta.get("kind") == "json_text" and isinstance(index, int):
+                    arguments.setdefault(index, []).append(delta.get("text") or "")
+                out.append((kind, index, block["kind"], delta.get("kind")))
+            else:
+                out.append((kind,))
+            continue
+        if kind == "block.start":
+            start: dict[str, Any] = {
+                "index": event["block"]["index"],
+                "kind": event["block"]["kind"],
+            }
+            if event.get("name") is not None:
+                start["tool"] = event["name"]
+            blocks.append(start)
         if kind == "stream.start":
             out.append((kind, event.get("provider"), event.get("model")))
         elif kind == "block.start" and isinstance(block, Mapping):
@@ -58,11 +109,6 @@ def skeleton(trace: Trace) -> list[Step]:
                 (kind, index, block["kind"], event.get("provider_type"), event.get("name"),
                  event.get("call_id") is not None, event.get("visibility"))
             )  # fmt: skip
-        elif kind == "block.delta" and isinstance(block, Mapping):
-            delta = event.get("delta") or {}
-            if delta.get("kind") == "json_text" and isinstance(index, int):
-                arguments.setdefault(index, []).append(delta.get("text") or "")
-            out.append((kind, index, block["kind"], delta.get("kind")))
         elif kind == "block.stop" and isinstance(block, Mapping):
             parts = arguments.pop(index, None) if isinstance(index, int) else None
             shape = argument_structure("".join(parts)) if parts is not None else None
@@ -86,7 +132,8 @@ def skeleton(trace: Trace) -> list[Step]:
     for index, parts in sorted(arguments.items()):
         out.append(("unclosed", index, argument_structure("".join(parts))))
     out.append(("state", trace.state))
-    return out
+    assembled = [(f"block {index}, assembled", "".join(p)) for index, p in sorted(texts.items())]
+    return EventSummary(out, blocks, dict(sorted(types.items())), assembled)
 
 
 def first_difference(original: Sequence[Step], anonymized: Sequence[Step]) -> str | None:
