@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,12 +35,30 @@ def test_the_collector_does_not_run_while_a_file_loads(monkeypatch: pytest.Monke
     import inspector.session as session
 
     during: list[bool] = []
-    real = session.trace_recording
+    real = session.read_recording
 
-    def watched(*args: object, **kwargs: object) -> object:
+    def watched(*args: Any) -> Any:
         during.append(gc.isenabled())
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args)
 
-    monkeypatch.setattr(session, "trace_recording", watched)
+    monkeypatch.setattr(session, "read_recording", watched)
     load_trace(CAPTURE)
     assert during == [False]
+    assert gc.isenabled()
+
+
+def test_loading_a_file_gives_the_trace_of_its_recording() -> None:
+    # load_trace lets go of each chunk as it is fed; the trace is the same.
+    from inspector.capture import read_recording
+    from inspector.session import trace_recording
+
+    paths = sorted(CAPTURES.glob("*/*.jsonl"))
+    paths = [path for path in paths if not path.name.endswith(".events.jsonl")]
+    assert len(paths) >= 20
+    for path in paths:
+        loaded, traced = load_trace(path), trace_recording(read_recording(path))
+        assert list(loaded.events) == list(traced.events), path
+        assert loaded.problems == traced.problems, path
+        assert loaded.chunks.bytes_received == traced.chunks.bytes_received, path
+        assert len(loaded.frames) == len(traced.frames), path
+        assert loaded.transport_end == traced.transport_end, path
