@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import sysconfig
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -27,6 +26,8 @@ _INSTALLED = Path("share") / "llm-stream-inspector" / "captures"
 
 def captures_dir() -> Path | None:
     """The bundled ``captures/`` directory, or None if it cannot be found."""
+    import sysconfig  # here: every command imports this module, few look for the captures
+
     checkout = Path(__file__).resolve().parent.parent / "captures"
     candidates = [checkout]
     for base in {sys.prefix, sysconfig.get_paths()["data"]}:
