@@ -128,7 +128,9 @@ class OpenAIChatAdapter(Adapter):
 
         The checks are ``feed``'s, written out in the loop. Such a chunk changes
         nothing but what ``_note`` records, where the last chunk that has a
-        value wins: that is looked up once, from the end, when the run stops.
+        value wins: the model and the id (in every chunk) are looked up once,
+        from the end, when the run stops; the usage (nearly never there) as it
+        comes.
         """
         texts: list[str] = []
         append = texts.append
@@ -160,6 +162,10 @@ class OpenAIChatAdapter(Adapter):
                 break
             if "error" in data and isinstance(data["error"], dict):
                 break
+            if "usage" in data:  # (rare: a single lookup when absent)
+                usage = data["usage"]
+                if isinstance(usage, dict):
+                    self.usage = normalize_usage(usage)
             keep(data)
             append(text)
             stopped = NOT_PARSED
@@ -168,7 +174,7 @@ class OpenAIChatAdapter(Adapter):
         return texts, stopped
 
     def _note_last(self, chunks: list[dict[str, Any]]) -> None:
-        """:meth:`_note` of each chunk in turn, done from the last one back."""
+        """:meth:`_note`'s model and id of each chunk in turn, found from the last one back."""
         for chunk in reversed(chunks):
             model = chunk.get("model")
             if isinstance(model, str):
@@ -178,11 +184,6 @@ class OpenAIChatAdapter(Adapter):
             response_id = chunk.get("id")
             if isinstance(response_id, str):
                 self.response_id = response_id
-                break
-        for chunk in reversed(chunks):
-            usage = chunk.get("usage")
-            if isinstance(usage, dict):
-                self.usage = normalize_usage(usage)
                 break
 
     def _note(self, chunk: dict[str, Any]) -> None:
