@@ -660,17 +660,21 @@ class _BodyRewriter:
         self.clean_ids = {}
 
     def _uncovered_text(self) -> str:
-        """The body with every covered byte made 0xFF: what the final scan reads.
+        """The body with every covered byte made NUL: what the final scan reads.
 
-        Done as integer OR in blocks, in C: the covered strings (already
-        scanned, often full of escapes) cost nothing more here.
+        Done as integer OR then XOR with the mask in blocks, in C: the covered
+        strings (already scanned, often full of escapes) cost nothing more
+        here. NUL, like any byte no pattern names, matches only where any
+        character does (and such a match over a covered byte is skipped); it
+        also lower-cases to no rule's literal, so most rules are not even run
+        (0xFF, read as ``ÿ``, lower-cased to ``?`` — the query-secret rule's).
         """
         out, covered = self.out, self.covered
         merged = bytearray(len(out))  # filled in place: no list of pieces to join
         for at in range(0, len(out), _BLOCK):
             block = out[at : at + _BLOCK]
-            mask = covered[at : at + _BLOCK]
-            value = int.from_bytes(block, "little") | int.from_bytes(mask, "little")
+            mask = int.from_bytes(covered[at : at + _BLOCK], "little")
+            value = (int.from_bytes(block, "little") | mask) ^ mask
             merged[at : at + len(block)] = value.to_bytes(len(block), "little")
         return merged.decode("latin-1")  # one char per byte: offsets stay byte offsets
 
