@@ -340,10 +340,9 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
     # The file is read a piece at a time (see _Lines): no list of every line
     # is ever built, and one endless line cannot make us hold more than its
     # limit. Every line is judged as it was written (with its LF) by the rules
-    # of _line_problem. A read whose lines cannot reach a bound (the common
-    # case: all but the last reads of a file near a limit) takes a short cut
-    # for the common line, a chunk record with text, to the outcome those
-    # rules would give.
+    # of _line_problem. A read whose lines cannot reach any bound (every read,
+    # unless the file comes near a limit) takes a short cut for the common
+    # line, a chunk record with text, to the outcome those rules would give.
     rec = Recording(path, "capture")
     number = first = _read_header(rec, file, name)
     max_line = MAX_RECORD_LINE  # read at each call: tests lower them
@@ -368,7 +367,7 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
                         if type(time) is float and type(text) is str:
                             chunks((time, text.encode("utf-8")))
                             continue
-                # Within the bounds, this line and the last of the read are alike.
+                # No line of this read reaches the byte limit: the read's total stands in.
                 problem = _line_problem(rec, line + b"\n", number - first, total + size, limit)
             else:
                 total += len(line) + 1

@@ -140,7 +140,8 @@ def _handed_over(chunks: list[tuple[float, bytes]]) -> Iterator[tuple[float, byt
 
     The trace keeps the bytes it is fed (joined into blocks), so a recording
     no one else holds need not keep its own copy of every chunk while the
-    rest are normalized: on a 30 MB capture this is ~45 MB less at the peak.
+    rest are normalized: the memory of the chunks fed is reused as the trace
+    grows (peak RSS of ``inspector check`` on a 30 MB capture: -8 MB).
     """
     chunks.reverse()
     take = chunks.pop
