@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from typing import Any
 
 from ..terminal import escape_controls, safe_path
@@ -59,9 +61,30 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
+#: Inputs from this size on (or a directory) make the command return large
+#: buffers to the system as soon as they are freed (:mod:`inspector.export.allocator`).
+LARGE_INPUT_BYTES = 4 << 20
+
+
+def _large_input(paths: list[str]) -> bool:
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            continue  # export_paths says why it cannot be read
+        if stat.S_ISDIR(info.st_mode) or info.st_size >= LARGE_INPUT_BYTES:
+            return True
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     """Export every input; print each report, or why it failed."""
     from ..export import ExportError, ExportOptions, export_paths
+
+    if _large_input(args.paths):
+        from ..export.allocator import unmap_large_buffers
+
+        unmap_large_buffers()
 
     options = ExportOptions(
         text=args.text,

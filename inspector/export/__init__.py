@@ -380,6 +380,9 @@ def _prepare(
     )
     del body, header, end
     parsed = parse_recording(capture_bytes, names["capture"])
+    if parsed.kind == "raw" and [data for _, data in parsed.chunks] == [capture_bytes]:
+        # The reader made its own copy of a raw body (the trace keeps it): one is enough.
+        capture_bytes = parsed.chunks[0][1]
     columns = _chunk_columns(parsed)
     exported: Trace | None = trace_recording(parsed, provider)
     assert exported is not None
