@@ -46,7 +46,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import add, itemgetter
 from typing import Final, overload
 
@@ -328,20 +328,15 @@ def _plain_prefix(column: list[bytes], plain: bytes) -> int:
 def _data_prefix(values: list[bytes], cr: bool) -> int:
     """How many lines from the first are ``data: …`` lines (ending in their one CR with ``cr``).
 
-    Lines hold no LF, so in the lines joined by LFs every ``\\ndata: `` starts a
-    line and every ``\\r\\n`` ends one: a few C-level counts check them all.
+    The usual answer, all of them, takes a few C-level passes; only when one
+    fails are the lines looked at one by one.
     """
-    if not values:
-        return 0
-    joined = b"\n".join(values)
     count = len(values)
-    heads = values[0][:6] == b"data: " and joined.count(b"\ndata: ") == count - 1
-    if heads and (
+    if all(map(bytes.startswith, values, repeat(b"data: "))) and (
         not cr
         or (
-            joined.count(b"\r") == count
-            and joined.count(b"\r\n") == count - 1
-            and joined[-1:] == b"\r"
+            all(map(bytes.endswith, values, repeat(b"\r")))
+            and b"".join(values).count(b"\r") == count  # so no CR but the last
         )
     ):
         return count
@@ -385,6 +380,7 @@ class FrameDecoder:
         # When the event being assembled is one ``event:`` line and nothing else, as
         # _scan left it at the end of a segment: that line, and its line end's length.
         self._held: tuple[bytes, int] | None = None
+        self._runs = False  # whether this feed keeps runs of plain events as FrameRun
 
     @property
     def bytes_fed(self) -> int:
@@ -395,7 +391,8 @@ class FrameDecoder:
         """Decode one more piece of the stream; return the frames it completed."""
         ci = self._chunks
         self._chunks += 1
-        return self._flat(self._feed(chunk, time, ci))
+        self._runs = False
+        return self._feed(chunk, time, ci)  # type: ignore[return-value]  # (no run made)
 
     def feed_runs(self, chunk: bytes, time: float = 0.0) -> list[Decoded]:
         """:meth:`feed`, with each run of plain events kept as a :class:`FrameRun`.
@@ -407,6 +404,7 @@ class FrameDecoder:
         """
         ci = self._chunks
         self._chunks += 1
+        self._runs = True
         return self._feed(chunk, time, ci)
 
     def feed_parts(self, chunk: bytes, time: float, size: int) -> Iterator[list[Frame]]:
@@ -418,31 +416,26 @@ class FrameDecoder:
         part but the last ends just after an LF, so no line is ever cut and
         even a size-limit error reads as it would for the whole chunk.
         """
-        return map(self._flat, self.feed_run_parts(chunk, time, size))
+        ci = self._chunks
+        self._chunks += 1
+        return self._parts(chunk, time, ci, size, False)  # type: ignore[return-value]
 
     def feed_run_parts(self, chunk: bytes, time: float, size: int) -> Iterator[list[Decoded]]:
         """:meth:`feed_parts` with runs of plain events kept whole (see :meth:`feed_runs`)."""
         ci = self._chunks
         self._chunks += 1
-        return self._parts(chunk, time, ci, size)
+        return self._parts(chunk, time, ci, size, True)
 
-    def _parts(self, chunk: bytes, time: float, ci: int, size: int) -> Iterator[list[Decoded]]:
+    def _parts(
+        self, chunk: bytes, time: float, ci: int, size: int, runs: bool
+    ) -> Iterator[list[Decoded]]:
         at, end = 0, len(chunk)
         while at < end:
+            self._runs = runs  # (the caller may feed between parts)
             cut = chunk.find(b"\n", at + size - 1)
             stop = end if cut < 0 else cut + 1
             yield self._feed(chunk[at:stop], time, ci)
             at = stop
-
-    def _flat(self, out: list[Decoded]) -> list[Frame]:
-        """``flatten(out)``; the decoder then extends the last Frame handed out."""
-        if not out:
-            return []
-        if len(out) == 1 and type(out[0]) is Frame:
-            return out  # type: ignore[return-value]
-        frames = flatten(out)
-        self._last_frame = frames[-1]
-        return frames
 
     def _feed(self, chunk: bytes, time: float, ci: int) -> list[Decoded]:
         if self.error is not None or not chunk:
@@ -646,6 +639,8 @@ class FrameDecoder:
         # How many events from the start have the plain shape: each test is a
         # C-level pass over a column of lines; only a failing one looks closer.
         count = _plain_prefix(lines[period - 1 : n : period], blank)
+        if not self._runs:
+            return self._build(lines, period, count, cr, pos, line_chunk, ci, time, out)
         values = lines[period - 2 : period * count : period]
         count = _data_prefix(values, cr)
         heads: list[bytes] = []
@@ -658,10 +653,10 @@ class FrameDecoder:
         if count == 0:
             return 0
         del values[count:], heads[count:]
-        cut = _VALUE_CR if cr else _VALUE
-        sizes = map(add, map(len, heads), map(len, values)) if heads else map(len, values)
         # Each event also holds its lines' LFs and its blank line.
         tail = period + len(blank)
+        cut = _VALUE_CR if cr else _VALUE
+        sizes = map(add, map(len, heads), map(len, values)) if heads else map(len, values)
         bounds = list(map(add, accumulate(sizes, initial=pos), range(0, tail * count + 1, tail)))
         out.append(
             FrameRun(
@@ -671,6 +666,96 @@ class FrameDecoder:
         )  # fmt: skip
         self._frames += count
         return count * period
+
+    def _build(
+        self,
+        lines: list[bytes],
+        period: int,
+        count: int,
+        cr: bool,
+        pos: int,
+        line_chunk: int,
+        ci: int,
+        time: float,
+        out: list[Decoded],
+    ) -> int:
+        """:meth:`_regular` for :meth:`feed`: a Frame per event, built as the lines are checked.
+
+        ``count`` events from the first end in a blank line. ``FrameRun.frames``
+        would give the same frames; building them in the checking loop, with no
+        columns, is what keeps :meth:`feed` as fast as a decoder that only makes
+        frames.
+        """
+        first_frame = len(out)
+        index = self._frames
+        last_id = self.last_event_id
+        stop = -1 if cr else None  # a value ends before the CR
+        new = object.__new__
+        # Frames are built field by field: calling the dataclass costs about twice as
+        # much, and this is the one allocation every event pays for. Values decode
+        # strictly (the fastest UTF-8 path); invalid bytes, which must become U+FFFD,
+        # send the whole segment to _scan instead. The two loops differ only in
+        # where the event name and the span's length come from.
+        try:
+            if period == 2:
+                tail = 2 + cr  # the data line's LF, then the blank line
+                for line in lines[0 : 2 * count : 2]:
+                    if line[:6] != b"data: " or (cr and line.find(b"\r") != len(line) - 1):
+                        break  # from here on, _scan
+                    end = pos + len(line) + tail
+                    frame = new(Frame)
+                    frame.index = index
+                    frame.event = "message"
+                    frame.data = line[6:stop].decode()
+                    frame.id = last_id
+                    frame.retry = frame.comment = None
+                    frame.start = pos
+                    frame.end = end
+                    frame.first_chunk = frame.last_chunk = ci
+                    frame.time = time
+                    out.append(frame)
+                    index += 1
+                    pos = end
+            else:
+                tail = 3 + cr
+                name = self._name
+                n = 3 * count
+                for event, line in zip(lines[0:n:3], lines[1:n:3], strict=True):
+                    if (
+                        event[:7] != b"event: "
+                        or line[:6] != b"data: "
+                        or (
+                            cr
+                            and (
+                                event.find(b"\r") != len(event) - 1
+                                or line.find(b"\r") != len(line) - 1
+                            )
+                        )
+                    ):
+                        break  # from here on, _scan
+                    end = pos + len(event) + len(line) + tail
+                    frame = new(Frame)
+                    frame.index = index
+                    frame.event = name(event[6:stop])
+                    frame.data = line[6:stop].decode()
+                    frame.id = last_id
+                    frame.retry = frame.comment = None
+                    frame.start = pos
+                    frame.end = end
+                    frame.first_chunk = frame.last_chunk = ci
+                    frame.time = time
+                    out.append(frame)
+                    index += 1
+                    pos = end
+        except UnicodeDecodeError:
+            del out[first_frame:]
+            return 0
+        if index == self._frames:
+            return 0
+        out[first_frame].first_chunk = line_chunk  # the first may have begun in a held line
+        used = (index - self._frames) * period
+        self._frames = index
+        return used
 
     def _event_names(self, heads: list[bytes], cr: bool) -> list[str]:
         """The event types of the ``event: …`` lines from the first; stops at any other line.
