@@ -158,10 +158,9 @@ def test_a_damaged_line_is_reported_with_the_parsers_words_for_the_line_as_writt
         + b"\n"
     )
     rec = read_in_pieces(raw, 1 << 30)
-    try:
-        orjson.loads(damaged + b"\n")
-    except orjson.JSONDecodeError as exc:
-        words = str(exc)
+    with pytest.raises(orjson.JSONDecodeError) as parsed:
+        orjson.loads(damaged + b"\n")  # the line as written, with its LF
+    words = str(parsed.value)
     assert rec.chunks == [(0.0, b"data: a\n\n")]
     assert rec.problems == [f"{NAME}:3: not valid JSON ({words})"]
 
