@@ -107,3 +107,30 @@ def test_a_users_own_symlinked_output_folder_still_works(tmp_path: Path) -> None
         CORPUS / "openai-chat-planted.jsonl", tmp_path / "link", ExportOptions(name="chat")
     )
     assert (real / "chat.jsonl").is_file()
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-folder", "existing-folder"])
+def test_an_export_refused_by_the_leak_scan_leaves_nothing_behind(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, existing: bool
+) -> None:
+    # The outputs are staged in the output folder while the leak scan reads
+    # them: a refusal removes them, and the folders the export made.
+    import inspector.export as export
+
+    monkeypatch.setattr(export, "rewrite_owned", lambda holder, ctx, whole_json=False: holder.pop())
+    out = tmp_path / "deep" / "out"
+    if existing:
+        out.mkdir(parents=True)
+    with pytest.raises(ExportError, match="nothing was written"):
+        export_capture(CORPUS / "openai-chat-planted.jsonl", out, ExportOptions(pytest=True))
+    if existing:
+        assert list(out.iterdir()) == []
+    else:
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_a_written_export_leaves_no_staging_files(tmp_path: Path) -> None:
+    result = export_capture(CORPUS / "gemini-planted.jsonl", tmp_path, ExportOptions(pytest=True))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in result.files.values()
+    )

@@ -26,8 +26,9 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import os
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -42,7 +43,7 @@ from ..session import guess_provider, trace_recording
 from ..terminal import escape_controls, safe_path
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
-from .output import UnsafeOutput, check_output_dir, write_file
+from .output import UnsafeOutput, check_output_dir, commit_file, stage_file
 from .pseudonyms import Pseudonymizer
 from .pytest_file import pytest_file_name, render_pytest
 from .report import build_report, report_lines
@@ -316,24 +317,97 @@ class PreparedExport:
     ledger: Ledger
 
 
+class _Outputs(Mapping[str, bytes]):
+    """An export's files by name, as they are rendered: in memory, or staged on disk.
+
+    Without a ``directory`` they are kept as bytes (:func:`prepare_export`).
+    With one, each is written as soon as it is rendered to a fresh hidden
+    temporary file there (:func:`.output.stage_file`; the folder is made on
+    the first) and read back only while the leak scan reads it, so the
+    outputs are never all in memory at once; :meth:`commit` renames them
+    into place once everything verified, :meth:`discard` removes them — and
+    the folders the export made — when it did not.
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory
+        self.data: dict[str, bytes] = {}
+        self.staged: dict[str, Path] = {}
+        self.made: list[Path] = []  # folders this export created, deepest first
+
+    def add(self, name: str, data: bytes | Iterable[bytes]) -> None:
+        """Record (or stage) one output."""
+        if self.directory is None:
+            self.data[name] = data if isinstance(data, bytes) else b"".join(data)
+            return
+        if not self.staged:
+            self.made = _make_output_dir(self.directory)
+        self.staged[name] = stage_file(self.directory, name, data)
+
+    def __getitem__(self, name: str) -> bytes:
+        if self.directory is None:
+            return self.data[name]
+        return self.staged[name].read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data if self.directory is None else self.staged)
+
+    def __len__(self) -> int:
+        return len(self.data if self.directory is None else self.staged)
+
+    def commit(self) -> dict[str, Path]:
+        """Rename every staged file into place, in the order they were made."""
+        assert self.directory is not None
+        written = {}
+        for name, temp in list(self.staged.items()):
+            written[name] = commit_file(temp, self.directory, name)
+            del self.staged[name]
+        return written
+
+    def discard(self) -> None:
+        """Remove the staged files, and the folders made for them if they are empty."""
+        for temp in self.staged.values():
+            with contextlib.suppress(OSError):
+                temp.unlink()
+        self.staged = {}
+        for folder in self.made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # not empty, or not ours to remove: neither are its parents
+
+
+def _make_output_dir(out: Path) -> list[Path]:
+    """Make ``out`` (refusing another user's link on the way); the folders made, deepest first."""
+    check_output_dir(out)
+    made = []
+    folder = Path(os.path.abspath(out))
+    while not os.path.lexists(folder) and folder != folder.parent:
+        made.append(folder)
+        folder = folder.parent
+    out.mkdir(parents=True, exist_ok=True)
+    check_output_dir(out)  # a link planted while the folders were made
+    return made
+
+
 def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> PreparedExport:
     """Anonymize and verify a recording, and render its outputs — without writing.
 
     Raises :class:`ExportError` for bad input, a skeleton or chunking
     difference, or a removed secret found again in an output.
     """
-    done = _prepare(rec, options, keep_traces=True)
+    outputs = _Outputs()
+    done = _prepare(rec, options, outputs, keep_traces=True)
     assert done.original is not None and done.exported is not None
     return PreparedExport(
-        done.names, done.files, done.report, done.original, done.exported, done.ledger
+        done.names, outputs.data, done.report, done.original, done.exported, done.ledger
     )
 
 
 class _Rendered(NamedTuple):
-    """What :func:`_prepare` made; the traces only when asked to keep them."""
+    """What :func:`_prepare` made besides its files; the traces only when asked to keep them."""
 
     names: dict[str, str]
-    files: dict[str, bytes]
     report: dict[str, Any]
     ledger: Ledger
     original: Trace | None
@@ -341,7 +415,12 @@ class _Rendered(NamedTuple):
 
 
 def _prepare(
-    rec: Recording, options: ExportOptions, *, keep_traces: bool, consume: bool = False
+    rec: Recording,
+    options: ExportOptions,
+    files: _Outputs,
+    *,
+    keep_traces: bool,
+    consume: bool = False,
 ) -> _Rendered:
     """:func:`prepare_export`, keeping the two traces only with ``keep_traces``.
 
@@ -350,6 +429,8 @@ def _prepare(
     that one before the leak scan — so at most one is held at a time.
     With ``consume`` the caller gives ``rec`` away: its chunks are dropped
     once anonymized, so the original stream is not held beside the outputs.
+    The outputs go to ``files`` as they are rendered, after the skeleton
+    and chunking verified.
     """
     if options.text not in TEXT_MODES:
         raise ExportError(f"--text must be one of {', '.join(TEXT_MODES)}, not {options.text!r}")
@@ -397,22 +478,23 @@ def _prepare(
             f"({escape_controls(problem)}); nothing was written"
         )
 
-    files: dict[str, bytes] = {
-        names["capture"]: capture_bytes,
-        names["events"]: b"".join(exported.events.json_lines()),
-    }
+    files.add(names["capture"], capture_bytes)
     del capture_bytes
+    files.add(names["events"], exported.events.json_lines())  # staged piece by piece
     option_words = f"--text {options.text}" + (" --keep-request" if options.keep_request else "")
     if options.pytest:
-        files[names["pytest"]] = render_pytest(
-            name=options.test_prefix + name,
-            capture_file=names["capture"],
-            events_file=names["events"],
-            provider=provider,
-            state=exported.state,
-            terminal=exported.terminal_event,
-            options=option_words,
-        ).encode()
+        files.add(
+            names["pytest"],
+            render_pytest(
+                name=options.test_prefix + name,
+                capture_file=names["capture"],
+                events_file=names["events"],
+                provider=provider,
+                state=exported.state,
+                terminal=exported.terminal_event,
+                options=option_words,
+            ).encode(),
+        )
     report = build_report(
         source=Path(rec.path).name,
         provider=provider,
@@ -426,7 +508,7 @@ def _prepare(
         chunk_bytes=sum(before.chunk_sizes),
         scanned_files=len(files) + 1,
     )
-    files[names["report"]] = orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+    files.add(names["report"], orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
     assembled = summary.assembled
     del summary
     if not keep_traces:
@@ -437,7 +519,7 @@ def _prepare(
             f"{safe_path(rec.path)}: a secret would still be in the output "
             f"({leaks[0]}); nothing was written"
         )
-    return _Rendered(names, files, report, ledger, original, exported)
+    return _Rendered(names, report, ledger, original, exported)
 
 
 @contextlib.contextmanager
@@ -477,15 +559,25 @@ def _export_recording(
             f"{safe_path(rec.path)}: the export would overwrite its own input; "
             "choose another output directory"
         )
-    with _collector_paused():
-        prepared = _prepare(rec, options, keep_traces=False, consume=consume)
-    written: dict[str, Path] = {}
+    files = _Outputs(out)
     try:
-        check_output_dir(out)
-        out.mkdir(parents=True, exist_ok=True)
-        check_output_dir(out)  # a link planted while the folders were made
-        for role, file_name in prepared.names.items():
-            written[role] = write_file(out, file_name, prepared.files[file_name])
+        with _write_errors(out):
+            with _collector_paused():
+                prepared = _prepare(rec, options, files, keep_traces=False, consume=consume)
+            by_name = files.commit()
+    except BaseException:
+        files.discard()  # nothing is left behind unless everything verified
+        raise
+    return ExportResult(
+        rec.path, {role: by_name[file] for role, file in prepared.names.items()}, prepared.report
+    )
+
+
+@contextlib.contextmanager
+def _write_errors(out: Path) -> Iterator[None]:
+    """Failures to make ``out`` or write into it, as :class:`ExportError` messages."""
+    try:
+        yield
     except UnsafeOutput as exc:
         raise ExportError(f"Could not write into {safe_path(out)}: {exc}") from exc
     except OSError as exc:
@@ -495,7 +587,6 @@ def _export_recording(
         raise ExportError(
             f"Could not write into {safe_path(out)}: {exc.strerror or exc}{where}"
         ) from exc
-    return ExportResult(rec.path, written, prepared.report)
 
 
 def export_capture(

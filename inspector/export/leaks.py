@@ -226,6 +226,16 @@ def _pattern_leak(name: str, hay: str, where: str) -> Leak | None:
     return None
 
 
+def _sources(
+    files: Mapping[str, bytes], assembled: Iterable[tuple[str, str]]
+) -> Iterator[tuple[str, Iterator[tuple[str, str]]]]:
+    """Each file's haystacks, then each assembled text's: one file's bytes read at a time."""
+    for name in files:
+        yield name, _haystacks(files[name])
+    for label, text in assembled:
+        yield label, _decodings(text, "as is")
+
+
 def scan_outputs(
     files: Mapping[str, bytes],
     secrets: Mapping[str, str],
@@ -235,16 +245,14 @@ def scan_outputs(
 
     ``secrets`` maps each removed value to its rule; ``assembled`` is
     ``(label, text)`` pairs decoded from the output (each block's deltas
-    joined), scanned like a file named by ``label``.
+    joined), scanned like a file named by ``label``. ``files`` is read one
+    file at a time, in order (a mapping that reads files from disk keeps only
+    the one being scanned in memory).
     """
     forms = {secret: [(f, n.decode("utf-8", "surrogatepass")) for f, n in needles(secret)]
              for secret in secrets}  # fmt: skip
     leaks: list[Leak] = []
-    sources: list[tuple[str, Iterator[tuple[str, str]]]] = [
-        (name, _haystacks(data)) for name, data in files.items()
-    ]
-    sources += [(label, _decodings(text, "as is")) for label, text in assembled]
-    for name, haystacks in sources:
+    for name, haystacks in _sources(files, assembled):
         for where, hay in haystacks:
             leak = _needle_leak(name, hay, forms, secrets, where) or _pattern_leak(name, hay, where)
             if leak is not None:

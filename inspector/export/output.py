@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
 from ..terminal import safe_path
 
-__all__ = ["UnsafeOutput", "check_output_dir", "write_file"]
+__all__ = ["UnsafeOutput", "check_output_dir", "commit_file", "stage_file", "write_file"]
 
 _FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 _ATTEMPTS: Final = 100
@@ -56,7 +57,15 @@ def check_output_dir(directory: Path) -> None:
 
 def write_file(directory: Path, name: str, data: bytes) -> Path:
     """Write ``data`` as ``directory/name`` via a fresh temporary file and a rename."""
-    target = directory / name
+    return commit_file(stage_file(directory, name, data), directory, name)
+
+
+def stage_file(directory: Path, name: str, data: bytes | Iterable[bytes]) -> Path:
+    """Write ``data`` (bytes, or pieces of it) to a fresh temporary file for ``directory/name``.
+
+    The file is not in place yet: :func:`commit_file` renames it over its
+    name, or the caller unlinks it. Returns its path.
+    """
     for _ in range(_ATTEMPTS):
         temp = directory / f".{name}.{os.urandom(6).hex()}.tmp"  # as secrets.token_hex(6)
         try:
@@ -65,11 +74,26 @@ def write_file(directory: Path, name: str, data: bytes) -> Path:
             continue
         try:
             with os.fdopen(fd, "wb") as file:
-                file.write(data)
-            os.replace(temp, target)
+                if isinstance(data, bytes | bytearray | memoryview):
+                    file.write(data)
+                else:
+                    for piece in data:
+                        file.write(piece)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise
-        return target
+        return temp
     raise FileExistsError(f"could not create a temporary file in {safe_path(directory)}")
+
+
+def commit_file(temp: Path, directory: Path, name: str) -> Path:
+    """Rename a staged file over ``directory/name`` (a planted link is replaced, not followed)."""
+    target = directory / name
+    try:
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return target
