@@ -209,8 +209,10 @@ class StreamMachine:
         (block.signature if kind == "signature" else block.parts).extend(texts)
         trace = self.trace
         first = trace.events.extend_deltas(block.ref, kind, texts)
-        block.events.extend(range(first, first + count))
-        trace.event_frame.extend(range(frame, frame + count))
+        # fromlist of a list: extend(range) converts each int ~2.5x slower (it makes
+        # one through the range's iterator, then parses it with a format string).
+        block.events.fromlist(list(range(first, first + count)))
+        trace.event_frame.fromlist(list(range(frame, frame + count)))
         self.frame = frame + count - 1
         return True
 

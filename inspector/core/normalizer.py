@@ -196,7 +196,7 @@ class Normalizer:
                 # A run of plain deltas (see Adapter.feed_run): one event per frame.
                 first = len(event_frame)
                 if machine.apply_deltas(block, kind, texts, frame.index):
-                    starts.extend(range(first, first + len(texts)))
+                    starts.fromlist(list(range(first, first + len(texts))))
                 else:
                     self._one_by_one(frames[i : i + len(texts)], block, kind, texts)
                 i += len(texts)
@@ -231,7 +231,7 @@ class Normalizer:
             if texts:
                 at = len(event_frame)
                 if machine.apply_deltas(block, kind, texts, first + i):
-                    starts.extend(range(at, at + len(texts)))
+                    starts.fromlist(list(range(at, at + len(texts))))
                 else:
                     self._one_by_one(run[i : i + len(texts)], block, kind, texts)
                 i += len(texts)
