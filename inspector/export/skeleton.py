@@ -80,20 +80,24 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
         kind = event["type"]
         types[kind] += 1
         block = event.get("block")
-        index = block["index"] if isinstance(block, Mapping) else None
-        if kind == "block.delta":
-            if assemble:
-                text = (event.get("delta") or {}).get("text")
-                if isinstance(text, str) and text:
-                    texts.setdefault(event["block"]["index"], []).append(text)
-            if isinstance(block, Mapping):
-                delta = event.get("delta") or {}
-                if delta.get("kind") == "json_text" and isinstance(index, int):
-                    arguments.setdefault(index, []).append(delta.get("text") or "")
-                out.append((kind, index, block["kind"], delta.get("kind")))
+        # Events are dicts: type() first, the Mapping check (an ABC: slow) only otherwise.
+        is_block = type(block) is dict or isinstance(block, Mapping)
+        if kind == "block.delta":  # most events: the shortest path
+            delta = event.get("delta")
+            if is_block:
+                index = block["index"]
+                delta_kind = (delta or {}).get("kind")
+                if delta_kind == "json_text" and isinstance(index, int):
+                    arguments.setdefault(index, []).append((delta or {}).get("text") or "")
+                out.append((kind, index, block["kind"], delta_kind))
             else:
                 out.append((kind,))
+            if assemble:
+                text = (delta or {}).get("text")
+                if isinstance(text, str) and text:
+                    texts.setdefault(event["block"]["index"], []).append(text)
             continue
+        index = block["index"] if is_block else None
         if kind == "block.start":
             start: dict[str, Any] = {
                 "index": event["block"]["index"],
@@ -104,12 +108,12 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
             blocks.append(start)
         if kind == "stream.start":
             out.append((kind, event.get("provider"), event.get("model")))
-        elif kind == "block.start" and isinstance(block, Mapping):
+        elif kind == "block.start" and is_block:
             out.append(
                 (kind, index, block["kind"], event.get("provider_type"), event.get("name"),
                  event.get("call_id") is not None, event.get("visibility"))
             )  # fmt: skip
-        elif kind == "block.stop" and isinstance(block, Mapping):
+        elif kind == "block.stop" and is_block:
             parts = arguments.pop(index, None) if isinstance(index, int) else None
             shape = argument_structure("".join(parts)) if parts is not None else None
             out.append((kind, index, block["kind"], shape))
