@@ -33,6 +33,7 @@ from typing import Final
 from urllib.parse import quote, quote_plus, unquote
 
 import orjson
+from ahocorasick_rs import AhoCorasick
 
 from ..terminal import escape_controls
 from .secrets import find_secrets
@@ -44,6 +45,8 @@ _MIN_ENCODED: Final = 8
 #: How many times escapes are undone when looking for a secret.
 UNESCAPE_DEPTH: Final = 3
 _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+# Characters of a text searched per automaton pass.
+_NEEDLE_WINDOW: Final = 1 << 18
 # What bytes.splitlines() breaks a line at.
 _LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
@@ -205,19 +208,66 @@ def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
     yield from _decodings(text, "stream body")
 
 
-def _needle_leak(
-    name: str,
-    hay: str,
-    forms: Mapping[str, list[tuple[str, str]]],
-    secrets: Mapping[str, str],
-    where: str,
-) -> Leak | None:
-    for secret, rule in secrets.items():
-        for form, needle in forms[secret]:
-            if needle in hay:
+class _Needles:
+    """Every form of every removed secret, found in a text in one pass.
+
+    One ``in`` per form over a multi-MB text would read it once per form (ten
+    forms a secret, dozens of secrets); an Aho-Corasick automaton reads it once
+    for all of them, window by window. The first form found *in table order*
+    is the one reported, exactly as checking them one by one would.
+    """
+
+    def __init__(self, secrets: Mapping[str, str]) -> None:
+        # (secret, rule, form, needle), in the order they are reported
+        self.entries = [
+            (secret, rule, form, needle.decode("utf-8", "surrogatepass"))
+            for secret, rule in secrets.items()
+            for form, needle in needles(secret)
+        ]
+        # A lone surrogate has no UTF-8 form the automaton could read: such
+        # needles, and texts holding one, are searched with ``in``.
+        self.searchable = list(dict.fromkeys(n for *_, n in self.entries if _utf8(n)))
+        self.readable = frozenset(self.searchable)
+        self.automaton = AhoCorasick(self.searchable) if self.searchable else None
+        self.longest = max(map(len, self.searchable), default=0)
+
+    def _present(self, hay: str) -> set[str] | None:
+        """The automaton's needles found in ``hay``; None when it cannot read ``hay``."""
+        if self.automaton is None:
+            return set()
+        found: set[int] = set()
+        try:
+            for start in range(0, len(hay), _NEEDLE_WINDOW):
+                # Windows overlap by the longest needle less one character.
+                window = hay[start : start + _NEEDLE_WINDOW + self.longest - 1]
+                matches = self.automaton.find_matches_as_indexes(window, overlapping=True)
+                found.update(m[0] for m in matches)
+        except UnicodeEncodeError:
+            return None
+        return {self.searchable[i] for i in found}
+
+    def leak(self, name: str, hay: str, where: str) -> Leak | None:
+        """The first removed secret still in ``hay``, as a :class:`Leak` of file ``name``."""
+        if not self.entries:
+            return None
+        present = self._present(hay)
+        for secret, rule, form, needle in self.entries:
+            if present is not None and needle in self.readable:
+                found = needle in present
+            else:
+                found = needle in hay
+            if found:
                 label = form if where == "as is" else f"{form}, in the {where}"
                 return Leak(name, rule, label, masked_preview(secret))
-    return None
+        return None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _pattern_leak(name: str, hay: str, where: str) -> Leak | None:
@@ -249,12 +299,11 @@ def scan_outputs(
     file at a time, in order (a mapping that reads files from disk keeps only
     the one being scanned in memory).
     """
-    forms = {secret: [(f, n.decode("utf-8", "surrogatepass")) for f, n in needles(secret)]
-             for secret in secrets}  # fmt: skip
+    removed = _Needles(secrets)
     leaks: list[Leak] = []
     for name, haystacks in _sources(files, assembled):
         for where, hay in haystacks:
-            leak = _needle_leak(name, hay, forms, secrets, where) or _pattern_leak(name, hay, where)
+            leak = removed.leak(name, hay, where) or _pattern_leak(name, hay, where)
             if leak is not None:
                 leaks.append(leak)
                 break

@@ -79,7 +79,7 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
     for event in trace.events:
         kind = event["type"]
         types[kind] += 1
-        block = event.get("block")
+        block: Any = event.get("block")
         # Events are dicts: type() first, the Mapping check (an ABC: slow) only otherwise.
         is_block = type(block) is dict or isinstance(block, Mapping)
         if kind == "block.delta":  # most events: the shortest path
