@@ -148,8 +148,23 @@ def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
                 value += 1
             yield [(value, end)]
         else:
-            # The event's lines, its blank line included (when it has one).
-            yield from _lines_data_values(body, pos, min(end + 2, n))
+            # The event's lines (``event:`` and ``data:``, say), one C search each.
+            spans: list[tuple[int, int]] = []
+            while pos < end:
+                line_end = body.find(b"\n", pos, end)
+                if line_end < 0:
+                    line_end = end
+                if line_end == pos:  # a blank line (an event of its own, ended early)
+                    if spans:
+                        yield spans
+                        spans = []
+                else:
+                    span = _data_span(body, pos, line_end)
+                    if span is not None:
+                        spans.append(span)
+                pos = line_end + 1
+            if spans:
+                yield spans
         pos = end + 2
 
 
