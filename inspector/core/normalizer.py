@@ -148,6 +148,13 @@ class Normalizer:
 
     def _process(self, items: list[Decoded]) -> None:
         """Record decoded frames and hand them to the adapter and the machine."""
+        if len(items) == 1 and isinstance(items[0], FrameRun):  # one chunk of plain events
+            run = items[0]
+            self.trace.frames.extend(run)
+            self._run(run)
+            self._last_frame = run
+            self._last_end = run.end
+            return
         self.trace.frames.extend(Frames(items))
         frames: list[Frame] = []  # consecutive frames (not runs) are handled together
         for item in items:

@@ -333,11 +333,8 @@ def _data_prefix(values: list[bytes], cr: bool) -> int:
     """
     count = len(values)
     if all(map(bytes.startswith, values, repeat(b"data: "))) and (
-        not cr
-        or (
-            all(map(bytes.endswith, values, repeat(b"\r")))
-            and b"".join(values).count(b"\r") == count  # so no CR but the last
-        )
+        # The first CR of each line is its last byte (find is a memchr; count is not).
+        not cr or list(map(bytes.find, values, repeat(b"\r"))) == [len(v) - 1 for v in values]
     ):
         return count
     for i, line in enumerate(values):

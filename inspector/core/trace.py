@@ -364,14 +364,17 @@ class FrameLog(_Log[Frame]):
     def extend(self, frames: Sequence[Frame]) -> None:
         """Record frames in order; one column at a time is cheaper than frame by frame.
 
-        A :class:`~inspector.core.sse.Frames` sequence is read as the decoder
-        left it: a :class:`~inspector.core.sse.FrameRun`'s columns are copied in
-        bulk, without building its frames.
+        A :class:`~inspector.core.sse.FrameRun`, or a
+        :class:`~inspector.core.sse.Frames` sequence, is read as the decoder left
+        it: a run's columns are copied in bulk, without building its frames.
         """
-        items: Sequence[Frame | FrameRun] = frames.items if type(frames) is Frames else frames
         stored = self.chunks._size
+        if type(frames) is FrameRun and frames.end <= stored:
+            self._extend_run(frames)  # a chunk of plain events: the usual case
+            return
+        items: Sequence[Frame | FrameRun] = frames.items if type(frames) is Frames else frames
         if len(items) == 1 and type(items[0]) is FrameRun and items[0].end <= stored:
-            self._extend_run(items[0])  # a chunk of plain events: the usual case
+            self._extend_run(items[0])
             return
         # One loop filling five lists (cheaper than five comprehensions, or map with
         # attrgetter), then fromlist: array.extend converts a list item by item,

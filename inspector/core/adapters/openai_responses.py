@@ -325,6 +325,14 @@ class OpenAIResponsesAdapter(Adapter):
         block, key, lane_kind = lane
         if self.blocks.get(key) is not block:
             return texts, NOT_PARSED
+        output, section, sub = key
+        # The event types that carry fragments for this block: type -> the field
+        # naming its part ("" for an item block, whose part is always 0).
+        fields = {
+            kind: rule.sub_field if section != ITEM else ""
+            for kind, rule in FRAGMENT_EVENTS.items()
+            if rule.delta_kind == lane_kind and rule.section == section
+        }
         append = texts.append
         loads = orjson.loads
         last_sequence: Any = None
@@ -338,16 +346,17 @@ class OpenAIResponsesAdapter(Adapter):
             if type(data) is not dict:
                 break
             kind = data.get("type")
-            rule = FRAGMENT_EVENTS.get(kind) if type(kind) is str else None
-            if rule is None or rule.delta_kind != lane_kind:
+            field = fields.get(kind) if type(kind) is str else None
+            if field is None:
                 break
             text = data.get("delta")
             output_index = data.get("output_index")
+            # (not an int: a bool is not one either, as _key says)
             if type(text) is not str or not text or type(output_index) is not int:
                 break
-            sub = 0 if rule.section == ITEM else data.get(rule.sub_field, 0)
-            if type(sub) is not int or key != (output_index, rule.section, sub):
-                break  # (not an int: a bool is not one either, as _key says)
+            part = data.get(field, 0) if field else 0
+            if output_index != output or type(part) is not int or part != sub:
+                break
             sequence = data.get("sequence_number")
             if type(sequence) is int:
                 last_sequence = sequence
