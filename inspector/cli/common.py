@@ -79,16 +79,18 @@ def error(message: object) -> None:
     print(f"inspector: {escape_controls(message)}", file=sys.stderr)
 
 
-def open_trace(path: str | Path, provider: str | None) -> Trace | None:
+def open_trace(path: str | Path, provider: str | None, *, as_received: bool = True) -> Trace | None:
     """Load and normalize a file (``-``: stdin), or explain on stderr why not (None).
 
     Problems found while reading (a damaged line, a missing end record) are
-    printed too; the trace keeps everything read before them.
+    printed too; the trace keeps everything read before them. A command that
+    shows no chunks or timing passes ``as_received=False`` (see
+    :func:`inspector.session.load_trace`).
     """
     from ..session import load_trace
 
     try:
-        trace = load_trace(path, provider)
+        trace = load_trace(path, provider, as_received=as_received)
     except ValueError as exc:  # UnreadableInput, ProviderUnknown
         error(exc)
         return None
