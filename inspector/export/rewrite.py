@@ -132,26 +132,37 @@ def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
     though no decoder dispatches them).
     """
     pos = len(_BOM) if body.startswith(_BOM) else 0
+    if b"\r" not in body:
+        yield from _uniform_data_values(body, pos, b"\n")
+    elif body.count(b"\r") == body.count(b"\r\n") == body.count(b"\n"):
+        yield from _uniform_data_values(body, pos, b"\r\n")  # Gemini's CRLF
+    else:
+        yield from _lines_data_values(body, pos, len(body))
+
+
+def _uniform_data_values(body: bytes, pos: int, eol: bytes) -> Iterator[list[tuple[int, int]]]:
+    """:func:`data_values` of a body whose every line ends with ``eol``, or the body's end.
+
+    An event runs to the next blank line (one C search), and an event that is
+    one ``data:`` line — nearly all — needs no line loop; the lines of another
+    (``event:`` and ``data:``, say) are found with one C search each.
+    """
     n = len(body)
-    if b"\r" in body:
-        yield from _lines_data_values(body, pos, n)
-        return
-    # Only LF line ends: an event runs to the next blank line (one C search),
-    # and an event that is one ``data:`` line — nearly all — needs no line loop.
+    step = len(eol)
+    blank = eol + eol
     while pos < n:
-        end = body.find(b"\n\n", pos)
+        end = body.find(blank, pos)
         if end < 0:
             end = n
-        if body.startswith(b"data:", pos) and body.find(b"\n", pos, end) < 0:
+        if body.startswith(b"data:", pos) and body.find(eol, pos, end) < 0:
             value = pos + 5
             if value < end and body[value] == 0x20:
                 value += 1
             yield [(value, end)]
         else:
-            # The event's lines (``event:`` and ``data:``, say), one C search each.
             spans: list[tuple[int, int]] = []
             while pos < end:
-                line_end = body.find(b"\n", pos, end)
+                line_end = body.find(eol, pos, end)
                 if line_end < 0:
                     line_end = end
                 if line_end == pos:  # a blank line (an event of its own, ended early)
@@ -162,10 +173,10 @@ def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
                     span = _data_span(body, pos, line_end)
                     if span is not None:
                         spans.append(span)
-                pos = line_end + 1
+                pos = line_end + step
             if spans:
                 yield spans
-        pos = end + 2
+        pos = end + 2 * step
 
 
 # A JSON string: its content is group 1. Outside strings a JSON text has no
