@@ -189,19 +189,19 @@ class StreamMachine:
         handler = _HANDLERS[type(action)]
         handler(self, action)
 
-    def apply_deltas(self, index: int, kind: str, texts: list[str], frame: int) -> bool:
+    def apply_deltas(self, index: int, kind: str, texts: list[str], frame: int) -> IntColumn | None:
         """Apply ``Delta(index, kind, text)`` for each text, from frames ``frame``, ``frame + 1``…
 
         The same events, transitions and block content as applying them one by
-        one, recorded in bulk (a run of plain deltas, see ``Adapter.feed_run``).
-        Only a run every delta of which the machine simply accepts is taken:
-        when the block is not open, the kind is not a compact one or the stream
-        is over, nothing is applied and the answer is False (apply them one by
-        one then, to get the refusal).
+        one, recorded in bulk (a run of plain deltas, see ``Adapter.feed_run``);
+        the answer is the new events' indices. Only a run every delta of which
+        the machine simply accepts is taken: when the block is not open, the
+        kind is not a compact one or the stream is over, nothing is applied and
+        the answer is None (apply them one by one then, to get the refusal).
         """
         block = self.open_blocks.get(index)
         if block is None or kind not in _RUN_KINDS or self.state in TERMINAL_STATES:
-            return False
+            return None
         count = len(texts)
         self.frame = frame
         if self.state == "open":
@@ -210,11 +210,14 @@ class StreamMachine:
         trace = self.trace
         first = trace.events.extend_deltas(block.ref, kind, texts)
         # fromlist of a list: extend(range) converts each int ~2.5x slower (it makes
-        # one through the range's iterator, then parses it with a format string).
-        block.events.fromlist(list(range(first, first + count)))
+        # one through the range's iterator, then parses it with a format string);
+        # an array extends another of its type with one copy.
+        events = IntColumn()
+        events.fromlist(list(range(first, first + count)))
+        block.events.extend(events)
         trace.event_frame.fromlist(list(range(frame, frame + count)))
         self.frame = frame + count - 1
-        return True
+        return events
 
     def interrupt(self, end: TransportEnd, detail: str | None = None) -> None:
         """The transport ended: ``interrupted`` unless already terminal."""

@@ -201,9 +201,9 @@ class Normalizer:
             block, kind, texts = feed_run(events, datas, i, index)
             if texts:
                 # A run of plain deltas (see Adapter.feed_run): one event per frame.
-                first = len(event_frame)
-                if machine.apply_deltas(block, kind, texts, frame.index):
-                    starts.fromlist(list(range(first, first + len(texts))))
+                applied = machine.apply_deltas(block, kind, texts, frame.index)
+                if applied is not None:
+                    starts.extend(applied)  # each frame's one event
                 else:
                     self._one_by_one(frames[i : i + len(texts)], block, kind, texts)
                 i += len(texts)
@@ -236,9 +236,9 @@ class Normalizer:
                 return
             block, kind, texts = adapter.feed_run(run.events, run.payloads, i, first)
             if texts:
-                at = len(event_frame)
-                if machine.apply_deltas(block, kind, texts, first + i):
-                    starts.fromlist(list(range(at, at + len(texts))))
+                applied = machine.apply_deltas(block, kind, texts, first + i)
+                if applied is not None:
+                    starts.extend(applied)  # each frame's one event
                 else:
                     self._one_by_one(run[i : i + len(texts)], block, kind, texts)
                 i += len(texts)

@@ -417,9 +417,10 @@ class FrameLog(_Log[Frame]):
     def _extend_run(self, run: FrameRun) -> None:
         """Record a run's columns: two conversions, the rest repeated in C."""
         count = len(run.payloads)
-        bounds = run.bounds
-        self._start.fromlist(bounds[:-1])
-        self._end.fromlist(bounds[1:])
+        bounds = array("q")
+        bounds.fromlist(run.bounds)  # converted once; the slices are copies
+        self._start.extend(bounds[:-1])
+        self._end.extend(bounds[1:])
         chunks = array("q", (run.chunk,)) * count
         self._last_chunk.extend(chunks)
         chunks[0] = run.first_chunk
