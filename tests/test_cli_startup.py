@@ -81,6 +81,29 @@ def test_a_raw_stream_is_read_without_the_cassette_and_har_converters(command: s
     assert loaded_by(command, str(raw), watch=(*converters, "email.utils", "socket")) == []
 
 
+@pytest.mark.parametrize("command", ["check", "events", "frames"])
+def test_parsing_does_not_import_shutil_for_the_terminal_width(command: str) -> None:
+    assert loaded_by(command, str(TINY), watch=("shutil", "bz2", "lzma")) == []
+
+
+@pytest.mark.parametrize("columns", ["", "40", "100", "200"])
+def test_every_help_is_what_argparse_would_print_at_that_width(
+    columns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+
+    def helps() -> list[str]:
+        parser = build_parser()
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return [parser.format_help()] + [
+            sub.choices[name].load().format_help() for name in COMMANDS
+        ]
+
+    ours = helps()
+    monkeypatch.setattr(cli_package, "_formatter", argparse.HelpFormatter)  # argparse's own
+    assert ours == helps()
+
+
 def test_building_the_parser_imports_no_command_module() -> None:
     code = (
         "import sys\n"
