@@ -197,6 +197,9 @@ _ROLE_STREAMED: Final = "streamed"
 # ``choices[].index``): the key is remembered per template and numbers.
 _ROLE_STREAMED_BY_NUMBERS: Final = "streamed-by-numbers"
 _MAX_KEYS: Final = 4096  # remembered keys per template
+_STREAMED_ROLES: Final = frozenset({_ROLE_STREAMED, _ROLE_STREAMED_BY_NUMBERS})
+# What JSON string content may not hold raw.
+_CONTROL: Final = re.compile(rb"[\x00-\x1f]")
 # --text mask for an ASCII string without escapes: one C call.
 _ASCII_MASK: Final = bytes(
     0x78 if chr(b).isalpha() else 0x30 if chr(b).isdigit() else b for b in range(128)
@@ -332,6 +335,20 @@ def _key_getter(parts: list[bytes]) -> Callable[[list[bytes]], Any]:
     return operator.itemgetter(*indexes)
 
 
+class _Run(NamedTuple):
+    """A remembered one-text document (:meth:`_BodyRewriter._remember_run`).
+
+    ``entries``: ``(at, raw, treatment, role, after)`` of each value in order,
+    ``raw`` None for the text; ``at`` where it starts, for a value ``after``
+    the text as if the text were empty. ``stream``: the text's stream.
+    """
+
+    prefix: bytes
+    suffix: bytes
+    entries: tuple[tuple[int, bytes | None, Treatment, str | None, bool], ...]
+    stream: list[_String]
+
+
 class _BodyRewriter:
     def __init__(self, body: bytes, ctx: Context) -> None:
         self.body = body
@@ -349,6 +366,7 @@ class _BodyRewriter:
         # A simple id string (ASCII, no escape) seen in a template document:
         # its first string, and where the same bytes recur (written like it).
         self.id_repeats: dict[bytes, tuple[_String, list[int]]] = {}
+        self.run: _Run | None = None  # the last one-text document filed by template
         self.clean_ids: dict[str, bool] = {}  # id -> holds no secret
 
     # -- 1-3: find, lex and classify -----------------------------------------
@@ -358,13 +376,19 @@ class _BodyRewriter:
             self._value([(0, len(self.body))])
             return
         body = self.body
+        by_run = self._by_run
         by_template = self._by_template
         for spans in data_values(body):
             if len(spans) == 1:  # nearly every event: its one data line read here
                 start, end = spans[0]
                 joined = body[start:end]
                 stripped = joined.strip()
-                if stripped in _SENTINELS or not stripped or by_template(joined, start):
+                if (
+                    stripped in _SENTINELS
+                    or not stripped
+                    or by_run(joined, start)
+                    or by_template(joined, start)
+                ):
                     continue
             self._lexed(spans)
 
@@ -457,6 +481,7 @@ class _BodyRewriter:
         # Where each part ends, quotes not counted: part i (string (i-1)/2) starts i bytes later.
         ends = list(itertools.accumulate(map(len, parts)))
         covered = self.covered
+        stream: list[_String] = []
         for i, path, treatment, plan, role in template.values:
             raw = parts[i]
             start = base + ends[i - 1] + i
@@ -477,16 +502,98 @@ class _BodyRewriter:
                     known = (treatment, *stream_key(path, root, plan))
                     if len(template.keys) < _MAX_KEYS:
                         template.keys[(i, between)] = known
-                stream = self.streams.get(known)
-                if stream is None:
-                    stream = self.streams[known] = []
+                stream = self._stream(known)
                 stream.append(_String(raw, start, treatment))
             elif role is _ROLE_STREAMED:
-                key = (treatment, *stream_key(path, root, plan))
-                stream = self.streams.get(key)
-                if stream is None:
-                    stream = self.streams[key] = []
+                stream = self._stream((treatment, *stream_key(path, root, plan)))
                 stream.append(_String(raw, start, treatment))
+            else:
+                self.singles.append(_String(raw, start, treatment))
+        if b"\\" not in joined:
+            self._remember_run(template, parts, ends, joined, stream)
+        return True
+
+    def _stream(self, key: tuple[Any, ...]) -> list[_String]:
+        """The strings of stream ``key`` (a new one is added at the end)."""
+        stream = self.streams.get(key)
+        if stream is None:
+            stream = self.streams[key] = []
+        return stream
+
+    def _remember_run(
+        self,
+        template: _Template,
+        parts: list[bytes],
+        ends: list[int],
+        joined: bytes,
+        stream: list[_String],
+    ) -> None:
+        """Keep what the next document needs to be filed like this one but for its text.
+
+        A document that has exactly one text fragment is remembered as the
+        bytes before and after that fragment, with where every value sits and
+        how it was filed. A later document made of the same bytes around
+        another fragment (the next delta of the same text, nearly always) is
+        the same shape with the same numbers, ids and stream key:
+        :meth:`_by_run` files it without parsing it. ``stream`` is the list
+        this document's fragment went to.
+        """
+        streamed = [v for v in template.values if v[4] in _STREAMED_ROLES]
+        if len(streamed) != 1:
+            self.run = None
+            return
+        text_part = streamed[0][0]
+        text_at = ends[text_part - 1] + text_part  # in ``joined``
+        text_end = text_at + len(parts[text_part])
+        entries = []
+        for i, _path, treatment, _plan, role in template.values:
+            # Where the value starts; one after the text: as if the text were empty.
+            at = ends[i - 1] + i - (len(parts[text_part]) if i > text_part else 0)
+            raw = None if i == text_part else parts[i]
+            entries.append((at, raw, treatment, role, i > text_part))
+        self.run = _Run(joined[:text_at], joined[text_end:], tuple(entries), stream)
+
+    def _by_run(self, joined: bytes, base: int) -> bool:
+        """A document that is the last remembered one but for its text (:meth:`_remember_run`)."""
+        run = self.run
+        if run is None:
+            return False
+        prefix, suffix = run.prefix, run.suffix
+        if not (joined.startswith(prefix) and joined.endswith(suffix)):
+            return False
+        text_end = len(joined) - len(suffix)
+        if text_end < len(prefix):
+            return False
+        text = joined[len(prefix) : text_end]
+        # The document is valid JSON exactly when the new text is valid string
+        # content: no quote, backslash or control character, and UTF-8.
+        if b'"' in text or b"\\" in text or _CONTROL.search(text) is not None:
+            return False
+        if not text.isascii():
+            try:
+                text.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+        grown = len(text)
+        covered = self.covered
+        for at, raw, treatment, role, after in run.entries:
+            if raw is None:  # the text
+                start = base + at
+                covered[start : start + grown] = b"\xff" * grown
+                run.stream.append(_String(text, start, treatment))
+                continue
+            start = base + at + (grown if after else 0)
+            width = len(raw)
+            covered[start : start + width] = b"\xff" * width
+            if role is _ROLE_ID:
+                first = self.id_repeats.get(raw)
+                if first is not None:
+                    first[1].append(start)
+                    continue
+                string = _String(raw, start, treatment)
+                self.singles.append(string)
+                if raw.isascii():  # (no backslash: the document has none)
+                    self.id_repeats[raw] = (string, [])
             else:
                 self.singles.append(_String(raw, start, treatment))
         return True
@@ -683,6 +790,7 @@ class _BodyRewriter:
         self.templates = {}
         self.key_getters = {}
         self.id_repeats = {}
+        self.run = None
         self.clean_ids = {}
 
     def _uncovered_text(self) -> str:
