@@ -368,14 +368,28 @@ class FrameLog(_Log[Frame]):
         :class:`~inspector.core.sse.Frames` sequence, is read as the decoder left
         it: a run's columns are copied in bulk, without building its frames.
         """
+        if type(frames) is FrameRun:
+            self._extend_run(frames)
+        elif type(frames) is Frames:
+            start = 0
+            items = frames.items
+            for i, item in enumerate(items):
+                if not isinstance(item, Frame):  # a run (isinstance of it, an ABC, is slow)
+                    if start < i:
+                        self._extend_frames(items[start:i])  # type: ignore[arg-type]
+                    self._extend_run(item)
+                    start = i + 1
+            if start < len(items):
+                self._extend_frames(items[start:] if start else items)  # type: ignore[arg-type]
+        else:
+            self._extend_frames(frames)
+
+    def _extend_frames(self, frames: Sequence[Frame]) -> None:
         stored = self.chunks._size
-        if type(frames) is FrameRun and frames.end <= stored:
-            self._extend_run(frames)  # a chunk of plain events: the usual case
-            return
-        items: Sequence[Frame | FrameRun] = frames.items if type(frames) is Frames else frames
-        if len(items) == 1 and type(items[0]) is FrameRun and items[0].end <= stored:
-            self._extend_run(items[0])
-            return
+        if frames and frames[-1].end > stored:  # frames end in order: the last ends last
+            for i, frame in enumerate(frames, start=len(self._time)):
+                if frame.end > stored:
+                    self._whole[i] = frame
         # One loop filling five lists (cheaper than five comprehensions, or map with
         # attrgetter), then fromlist: array.extend converts a list item by item,
         # about twice as slowly.
@@ -385,29 +399,13 @@ class FrameLog(_Log[Frame]):
         last_chunk: list[int] = []
         time: list[float] = []
         ids = self._ids
-        for f in items:
-            if isinstance(f, FrameRun):
-                count = len(f.payloads)
-                if f.bounds[-1] > stored:  # not in the chunks (built by hand): keep it whole
-                    at = len(self._time) + len(time)
-                    self._whole.update(zip(range(at, at + count), f.frames(), strict=True))
-                bounds = f.bounds
-                start += bounds[:-1]
-                end += bounds[1:]
-                first_chunk.append(f.first_chunk)
-                first_chunk += [f.chunk] * (count - 1)
-                last_chunk += [f.chunk] * count
-                time += [f.time] * count
-                ids += [f.id] * count  # the decoder shares one str per id value
-                continue
-            if f.end > stored:
-                self._whole[len(self._time) + len(time)] = f
+        for f in frames:
             start.append(f.start)
             end.append(f.end)
             first_chunk.append(f.first_chunk)
             last_chunk.append(f.last_chunk)
             time.append(f.time)
-            ids.append(f.id)
+            ids.append(f.id)  # the decoder shares one str per id value
         self._start.fromlist(start)
         self._end.fromlist(end)
         self._first_chunk.fromlist(first_chunk)
@@ -415,7 +413,10 @@ class FrameLog(_Log[Frame]):
         self._time.fromlist(time)
 
     def _extend_run(self, run: FrameRun) -> None:
-        """Record a run's columns: two conversions, the rest repeated in C."""
+        """Record a run's columns: one conversion, the rest repeated in C."""
+        if run.end > self.chunks._size:  # not in the chunks (built by hand): kept whole
+            self._extend_frames(run.frames())
+            return
         count = len(run.payloads)
         bounds = array("q")
         bounds.fromlist(run.bounds)  # converted once; the slices are copies
