@@ -32,7 +32,6 @@ valid after each chunk even if the recorder is killed.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import contextlib
 import io
@@ -104,6 +103,8 @@ def chunk_record(time: float, data: bytes) -> dict[str, Any]:
     try:
         return {"type": "chunk", "t": round(time, 6), "text": data.decode("utf-8")}
     except UnicodeDecodeError:
+        import base64  # here: most chunks are text, and every command imports this module
+
         return {"type": "chunk", "t": round(time, 6), "b64": base64.b64encode(data).decode()}
 
 
@@ -502,6 +503,8 @@ def _read_chunk(rec: Recording, record: dict[str, Any]) -> str | None:
     if isinstance(record.get("text"), str):
         data = record["text"].encode("utf-8")
     elif isinstance(record.get("b64"), str):
+        import base64
+
         try:
             data = base64.b64decode(record["b64"], validate=True)
         except (binascii.Error, ValueError) as exc:

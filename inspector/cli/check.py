@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import itertools
 import os
-import signal
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -150,17 +149,23 @@ def _worth_a_pool(first: list[tuple[Path, str | None]]) -> bool:
 
 
 def _hold_sigint() -> object:
+    import signal  # here, as the pool's other helpers: only a pool needs it
+
     if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: nothing to hold
         return None
     return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _release_sigint(held: object) -> None:
+    import signal
+
     if held is not None:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)  # type: ignore[arg-type]
 
 
 def _worker_init() -> None:
+    import signal
+
     # Ctrl+C is the main process's to handle: it stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
