@@ -221,23 +221,26 @@ class GeminiAdapter(Adapter):
             stopped = data
             if type(data) is not dict:
                 break
-            candidates = data.get("candidates")
-            if (
-                type(candidates) is not list
-                or len(candidates) != 1
-                or events[i] != "message"
-                or not usual_top(data)
-            ):
+            try:  # (subscripts, not get(): a missing key is rare, and means not plain)
+                candidates = data["candidates"]
+                if (
+                    type(candidates) is not list
+                    or len(candidates) != 1
+                    or events[i] != "message"
+                    or not usual_top(data)
+                ):
+                    break
+                candidate = candidates[0]
+                if type(candidate) is not dict or not usual_candidate(candidate):
+                    break
+                content = candidate["content"]
+                parts = content["parts"] if type(content) is dict else None
+                if type(parts) is not list or len(parts) != 1 or candidate.get("index", 0) != 0:
+                    break
+                part = parts[0]
+                text = part["text"] if type(part) is dict and len(part) == 1 else None
+            except KeyError:
                 break
-            candidate = candidates[0]
-            if type(candidate) is not dict or not usual_candidate(candidate):
-                break
-            content = candidate.get("content")
-            parts = content.get("parts") if type(content) is dict else None
-            if type(parts) is not list or len(parts) != 1 or candidate.get("index", 0) != 0:
-                break
-            part = parts[0]
-            text = part.get("text") if type(part) is dict and len(part) == 1 else None
             if type(text) is not str or not text:
                 break
             keep(data)

@@ -138,6 +138,7 @@ class OpenAIChatAdapter(Adapter):
         keep = plain.append
         loads = orjson.loads
         open_finish = self.finish_reason is None  # a finish_reason would be news
+        chat = CHAT_EVENTS
         stopped: Any = NOT_PARSED
         for i in range(start, len(payloads)):
             try:
@@ -147,14 +148,17 @@ class OpenAIChatAdapter(Adapter):
             stopped = data
             if type(data) is not dict:
                 break
-            choices = data.get("choices")
-            if type(choices) is not list or len(choices) != 1 or events[i] not in CHAT_EVENTS:
+            try:  # (subscripts, not get(): a missing key is rare, and means not plain)
+                choices = data["choices"]
+                if type(choices) is not list or len(choices) != 1 or events[i] not in chat:
+                    break
+                choice = choices[0]
+                delta = choice["delta"] if type(choice) is dict else None
+                if type(delta) is not dict or len(delta) != 1:
+                    break
+                text = delta["content"]
+            except KeyError:
                 break
-            choice = choices[0]
-            delta = choice.get("delta") if type(choice) is dict else None
-            if type(delta) is not dict or len(delta) != 1:
-                break
-            text = delta.get("content")
             if type(text) is not str or not text or choice.get("index", 0) != 0:
                 break
             finish = choice.get("finish_reason")

@@ -345,12 +345,15 @@ class OpenAIResponsesAdapter(Adapter):
             stopped = data
             if type(data) is not dict:
                 break
-            kind = data.get("type")
-            field = fields.get(kind) if type(kind) is str else None
-            if field is None:
+            try:  # (subscripts, not get(): a missing key is rare, and means not plain)
+                kind = data["type"]
+                field = fields.get(kind) if type(kind) is str else None
+                if field is None:
+                    break
+                text = data["delta"]
+                output_index = data["output_index"]
+            except KeyError:
                 break
-            text = data.get("delta")
-            output_index = data.get("output_index")
             # (not an int: a bool is not one either, as _key says)
             if type(text) is not str or not text or type(output_index) is not int:
                 break
