@@ -11,7 +11,10 @@ resident set (``VmHWM``) when it exits:
 
 - **export**: ``inspector export FILE -o DIR --pytest``;
 - **baseline**: ``inspector check FILE`` on the same file in the same run —
-  it reads and normalizes the stream once, the least any export must do.
+  it reads and normalizes the stream once, the least any export must do;
+- with ``--compare DIR``: the same export run by the code in ``DIR`` (another
+  checkout, say the one before a change: ``--compare /work/base``), in the
+  same run, so the before/after columns share the machine's load.
 
 Reported per stream: MB/s of the raw SSE bytes, export time ÷ baseline
 time, the export's CPU time (user + system) and its ratio to the baseline's
@@ -95,6 +98,7 @@ class ExportRow:
     frames: int
     export: Run
     baseline: Run
+    compare: Run | None = None
 
     @property
     def mb_per_s(self) -> float:
@@ -130,9 +134,15 @@ def build_capture(directory: Path, provider: str, size: float) -> tuple[Path, in
     return path, len(body), frames_in(body)
 
 
-def run_command(args: list[str], cwd: Path) -> Run:
-    """Run ``inspector ARGS`` in a fresh interpreter; its time and peak RSS."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+def run_command(args: list[str], cwd: Path, code: Path | None = None) -> Run:
+    """Run ``inspector ARGS`` in a fresh interpreter; its time and peak RSS.
+
+    ``code``: a checkout whose ``inspector`` package runs instead of this one.
+    """
+    paths = [p for p in sys.path if p]
+    if code is not None:
+        paths.insert(0, str(code))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *args],
@@ -151,17 +161,28 @@ def run_command(args: list[str], cwd: Path) -> Run:
     return Run(seconds, peak, done.returncode, cpu)
 
 
-def measure(provider: str, size: float, directory: Path) -> ExportRow:
-    """Export one generated capture and check it, each as a whole process."""
+def measure(provider: str, size: float, directory: Path, compare: Path | None = None) -> ExportRow:
+    """Export one generated capture and check it, each as a whole process.
+
+    With ``compare``, the code in that checkout exports the same file too.
+    """
     path, raw, frames = build_capture(directory, provider, size)
     out = directory / f"out-{path.stem}"
     baseline = run_command(["check", str(path)], directory)
     export = run_command(["export", str(path), "-o", str(out), "--pytest"], directory)
+    _remove(out)
+    other = None
+    if compare is not None:
+        other = run_command(["export", str(path), "-o", str(out), "--pytest"], directory, compare)
+        _remove(out)
     path.unlink()
+    return ExportRow(provider, raw, frames, export, baseline, other)
+
+
+def _remove(out: Path) -> None:
     for file in out.iterdir():
         file.unlink()
     out.rmdir()
-    return ExportRow(provider, raw, frames, export, baseline)
 
 
 def render(rows: list[ExportRow]) -> str:
@@ -178,6 +199,22 @@ def render(rows: list[ExportRow]) -> str:
             f"| {r.vs_baseline:.1f}× | {r.export.cpu_seconds:.2f} | {r.cpu_vs_baseline:.1f}× "
             f"| {r.export.peak_rss / MB:.0f} | {r.rss_ratio:.1f}× |"
         )
+    compared = [r for r in rows if r.compare is not None]
+    if compared:
+        lines += [
+            "",
+            "| provider | stream MB | export s | compared s | CPU s | compared CPU s "
+            "| peak RSS ÷ stream | compared peak RSS ÷ stream |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in compared:
+            assert r.compare is not None
+            lines.append(
+                f"| {r.provider} | {r.stream_bytes / MB:.1f} | {r.export.seconds:.2f} "
+                f"| {r.compare.seconds:.2f} | {r.export.cpu_seconds:.2f} "
+                f"| {r.compare.cpu_seconds:.2f} | {r.rss_ratio:.1f}× "
+                f"| {r.compare.peak_rss / r.stream_bytes:.1f}× |"
+            )
     series: dict[str, list[ExportRow]] = {}
     for r in rows:
         series.setdefault(r.provider, []).append(r)
@@ -207,13 +244,17 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--other-size", type=float, default=5.0)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    parser.add_argument(
+        "--compare", type=Path, metavar="DIR",
+        help="also export each stream with the inspector package in DIR (a checkout)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     plan = [("openai-chat", float(s)) for s in args.sizes.split(",") if s]
     plan += [(p, args.other_size) for p in args.providers.split(",") if p and p != "openai-chat"]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-export-") as tmp:
         for provider, size in plan:
-            rows.append(measure(provider, size, Path(tmp)))
+            rows.append(measure(provider, size, Path(tmp), args.compare))
             print(f"measured {provider} {size:g} MB", file=sys.stderr, flush=True)
     print(render(rows))
     if args.json:

@@ -37,3 +37,17 @@ def test_the_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["--sizes", "0.02", "--providers", "gemini", "--other-size", "0.02"]) == 0
     out = capsys.readouterr().out
     assert "| openai-chat |" in out and "| gemini |" in out
+
+
+def test_compare_exports_the_same_stream_with_another_checkout_in_the_same_run(
+    tmp_path: Path,
+) -> None:
+    # This checkout compared with itself: the point is that the second run happens.
+    checkout = Path(__file__).resolve().parents[1]
+    work = tmp_path / "work"
+    work.mkdir()
+    row = measure("openai-chat", 0.02, work, checkout)
+    assert row.compare is not None and row.compare.code == 0
+    assert row.compare.seconds > 0 and row.compare.peak_rss > 0
+    assert list(work.iterdir()) == []
+    assert "compared peak RSS ÷ stream" in render([row])
