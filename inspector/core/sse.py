@@ -36,6 +36,15 @@ frames are bounded: past the limit the decoder stops with
 :class:`FrameTooLarge` in :attr:`FrameDecoder.error`, having returned every
 frame completed before it.
 
+A consumer that processes events in bulk (the normalizer) calls
+:meth:`FrameDecoder.feed_runs` instead of :meth:`FrameDecoder.feed`: the same
+frames, but each run of plain events comes as one :class:`FrameRun` — the
+events' names, their data as undecoded bytes and their span bounds, in
+columns — so no :class:`Frame` is built for an event nobody looks at. Runs are
+found with C-level passes over columns of lines (``list.count``, ``map`` of
+``bytes.startswith``); an event whose ``event:`` line ended the previous
+chunk joins the run that follows (see ``_resume``).
+
 :func:`parse_span` decodes one frame again from its bytes, which is what lets
 a :class:`~inspector.core.trace.Trace` store spans instead of frames.
 """
