@@ -73,7 +73,8 @@ class Normalizer:
         """Record one chunk and process every frame it completes."""
         items = self._decode(data, time)
         if items:
-            self._process(items)
+            # (a chunk of one frame is how live streams arrive: no run to look for)
+            self._process(items, len(items) > 1 or not isinstance(items[0], Frame))
         if self.decoder.error is not None:
             self._after_decoder()
 
@@ -154,7 +155,7 @@ class Normalizer:
             self.trace.frames.set_end(index, last.end)
             self._last_end = last.end
 
-    def _process(self, items: list[Decoded], runs: bool = True) -> None:
+    def _process(self, items: list[Decoded], runs: bool) -> None:
         """Record decoded frames and hand them to the adapter and the machine.
 
         ``runs=False`` says that ``items`` holds no :class:`FrameRun`.
