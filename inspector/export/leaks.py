@@ -191,12 +191,16 @@ def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
 
     A capture's chunk records decode to its stream body, which is read whole
     (a secret cut across chunks joined again); its other records — the
-    header with the request — are decoded on their own.
+    header with the request — are decoded on their own. ``data`` is let go
+    of once decoded: a caller that passes its only reference frees it then.
     """
     parts = _capture_parts(data)
     if parts is None:
-        yield from _decodings(data.decode("utf-8", "replace"), "as is")
+        text = data.decode("utf-8", "replace")
+        del data
+        yield from _decodings(text, "as is")
         return
+    del data
     # Every byte of a capture is in its records or, JSON-escaped once, in its
     # chunks: the body read as is holds the same text, one escape level down.
     body, records = parts
