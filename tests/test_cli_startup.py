@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -153,17 +155,37 @@ def check(*args: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def test_check_with_several_processes_prints_the_same_bytes_as_in_process() -> None:
-    one = check("--jobs", "1", str(CAPTURES))
-    two = check("--jobs", "2", str(CAPTURES))
+@pytest.fixture(scope="module")
+def large_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled captures and a 5 MB stream: enough work that check starts a pool."""
+    from benchmarks.streams import stream_of_size
+
+    folder = tmp_path_factory.mktemp("pool") / "streams"
+    shutil.copytree(CAPTURES, folder)
+    (folder / "large.sse").write_bytes(stream_of_size("openai-chat", 5_000_000))
+    return folder
+
+
+def test_check_with_several_processes_prints_the_same_bytes_as_in_process(
+    large_folder: Path,
+) -> None:
+    one = check("--jobs", "1", str(large_folder))
+    two = check("--jobs", "2", str(large_folder))
     assert one.returncode == two.returncode
     assert one.stdout == two.stdout
     assert one.stderr == two.stderr
     assert len(one.stdout.splitlines()) >= 40
 
 
-def test_check_with_several_processes_keeps_order_exit_code_and_errors() -> None:
-    inputs = [str(CAPTURES / "openai-chat"), str(ROOT / "missing.sse"), str(TINY)]
+def test_check_with_several_processes_keeps_order_exit_code_and_errors(
+    large_folder: Path,
+) -> None:
+    inputs = [
+        str(CAPTURES / "openai-chat"),
+        str(ROOT / "missing.sse"),
+        str(large_folder),
+        str(TINY),
+    ]
     one = check("--jobs", "1", *inputs)
     three = check("--jobs", "3", *inputs)
     assert one.returncode == three.returncode == 1
@@ -171,9 +193,16 @@ def test_check_with_several_processes_keeps_order_exit_code_and_errors() -> None
     assert b"missing.sse: unreadable" in one.stdout
 
 
-def test_a_process_pool_is_used_for_many_files_and_not_for_one() -> None:
-    assert "multiprocessing" in loaded_by("check", "--jobs", "2", str(CAPTURES))
+def test_a_process_pool_is_used_when_the_files_are_worth_it_and_not_otherwise(
+    large_folder: Path,
+) -> None:
+    assert "multiprocessing" in loaded_by("check", "--jobs", "2", str(large_folder))
+    # Many small captures (under 1 MB in all) are checked faster without starting workers.
+    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(CAPTURES))
     assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(TINY), str(TINY))
+    # One large file is one job: nothing to share.
+    large = str(large_folder / "large.sse")
+    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", large)
 
 
 def test_export_text_choices_are_the_exporters() -> None:

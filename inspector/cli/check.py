@@ -8,7 +8,6 @@ process in input order, so the output is the same bytes whatever N is.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import os
 import sys
@@ -31,9 +30,11 @@ if TYPE_CHECKING:
 # Files handed to a worker at a time: large enough to amortize the round
 # trip, small enough that the output keeps flowing and the load stays even.
 _CHUNK: Final = 8
-# Fewer files than this use a pool only if they hold at least this many bytes.
-_POOL_MIN_FILES: Final = 8
-_POOL_MIN_BYTES: Final = 4 << 20
+# Starting workers costs about what normalizing 4 MiB does; each file also
+# costs about what 16 KiB of stream does (opening, sniffing, its report). A
+# pool is started once the files ahead are worth that much work.
+_POOL_MIN_WORK: Final = 4 << 20
+_FILE_WORK: Final = 16 << 10
 
 #: One file's report: lines for stdout (False) or stderr (True), and its status.
 Report = tuple[list[tuple[bool, str]], int]
@@ -107,8 +108,8 @@ def check_file(job: tuple[Path, str | None]) -> Report:
 def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterator[Report]:
     """Every file's report, in input order; a process pool when it helps."""
     jobs = iter(jobs)
-    first = list(itertools.islice(jobs, _POOL_MIN_FILES))
-    if processes <= 1 or not _worth_a_pool(first):
+    first, worth_a_pool = _look_ahead(jobs) if processes > 1 else ([], False)
+    if not worth_a_pool:
         yield from map(check_file, first)
         yield from map(check_file, jobs)
         return
@@ -134,18 +135,29 @@ def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterato
         pool.terminate()
 
 
-def _worth_a_pool(first: list[tuple[Path, str | None]]) -> bool:
-    # Starting workers costs about what normalizing a few MiB does: a pool
-    # for many files, or for a few large ones.
-    if len(first) >= _POOL_MIN_FILES:
-        return True
-    if len(first) < 2:
-        return False
-    total = 0
-    for path, _ in first:
-        with contextlib.suppress(OSError):
-            total += os.stat(path).st_size
-    return total >= _POOL_MIN_BYTES
+def _look_ahead(
+    jobs: Iterator[tuple[Path, str | None]],
+) -> tuple[list[tuple[Path, str | None]], bool]:
+    """The next files, up to the one that makes them worth a pool; and whether they are.
+
+    A pool pays when there are several files and enough work in them to cover
+    starting the workers: a folder of small captures is checked faster here.
+    """
+    first: list[tuple[Path, str | None]] = []
+    work = 0
+    for job in jobs:
+        first.append(job)
+        work += _work_of(job[0])
+        if work >= _POOL_MIN_WORK and len(first) >= 2:
+            return first, True
+    return first, False
+
+
+def _work_of(path: Path) -> int:
+    try:
+        return os.stat(path).st_size + _FILE_WORK
+    except OSError:  # reported by check_file, in its place
+        return _FILE_WORK
 
 
 def _hold_sigint() -> object:
