@@ -15,9 +15,9 @@ chunks, served with no delays), and
 
 Each is measured once per size as a child process of its own: its peak
 resident set (GNU time's ``%M`` for record; the proxy's ``VmHWM`` just before
-it stops). **before** runs the code of another checkout (``--base``, default
-``/work/base``: the session's starting point, which keeps the whole trace),
-**after** this one. Memory that does not grow with the stream gives a
+it stops). With ``--base DIR``, **before** runs the code of another checkout (such as
+one from before record and the proxy kept bounded traces) and **after**
+this one. Memory that does not grow with the stream gives a
 ratio peak(largest) / peak(smallest) of about 1.0; the target is within
 1.15 (the interpreter, httpx and the imports are ~50 MB either way, and the
 allocator's arenas move by a few MB between runs).
@@ -229,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_record_memory")
     parser.add_argument("--quick", action="store_true", help="5 and 20 MB streams")
     parser.add_argument("--sizes", help="stream sizes in MB, comma-separated (default 10,50,200)")
-    parser.add_argument("--base", type=Path, default=Path("/work/base"),
-                        help="the checkout to compare with ('none': only this one)")  # fmt: skip
+    parser.add_argument("--base", type=Path, default=Path("none"),
+                        help="another checkout to measure as 'before' (default: none, "
+                        "only this one)")  # fmt: skip
     parser.add_argument("--code", type=Path, default=ROOT,
                         help="the checkout measured as 'after' (default: this one)")  # fmt: skip
     parser.add_argument("--no-proxy", action="store_true", help="measure record only")

@@ -48,6 +48,8 @@ import orjson
 
 from inspector.capture import CAPTURE_FORMAT, CAPTURE_VERSION, chunk_record
 
+from .bench_record_memory import FLAT, Code, MemoryRow
+from .bench_record_memory import measure as measure_memory
 from .run import DOC, ROOT, write_doc
 from .streams import frames_in, stream_of_size
 
@@ -131,6 +133,8 @@ class Report:
     folder_bytes: int = 0
     #: Whether every ``check DIR`` run printed exactly what ``--jobs 1`` printed.
     folder_identical: bool = True
+    #: Peak RSS of headless ``record`` and the proxy for a short and a long stream.
+    memory: list[MemoryRow] = field(default_factory=list)
 
     def run(self, name: str, input_kind: str) -> Run:
         """The runs of ``name`` on the ``raw`` or ``capture`` input."""
@@ -258,13 +262,16 @@ def measure(
     timeout: float = 600,
     startup: bool = True,
     folder: bool = True,
+    memory: bool = True,
 ) -> Report:
     """Write the inputs into ``directory`` and time every candidate, interleaved.
 
     ``only`` names the commands to time besides the baseline (``check``,
     ``events``, ``export``, ``paint``; default all); ``startup`` adds the
     start-up table, ``folder`` the ``check DIR`` rows (``--jobs 1`` against
-    every core, on a folder of captures as large as the stream in all).
+    every core, on a folder of captures as large as the stream in all),
+    ``memory`` the peak memory of headless ``record`` and of the proxy on a
+    stream a third and three times as long (measured once: memory is not noisy).
     """
     raw, capture, nbytes, frames = write_inputs(directory, size)
     tiny = directory / "tiny.sse"
@@ -295,6 +302,9 @@ def measure(
             run = report.startup.setdefault(name, Run(name, "tiny"))
             run.samples.append(time_process(argv, cwd=ROOT, timeout=timeout))
         shutil.rmtree(out, ignore_errors=True)
+    if memory:
+        print("record and proxy memory …", file=sys.stderr)
+        report.memory = measure_memory([size // 3, size * 3], [Code("after", ROOT)])
     return report
 
 
@@ -371,6 +381,19 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
              one.ok and every.ok and report.folder_identical
              and speedup >= FOLDER_EFFICIENCY * cores)
         )  # fmt: skip
+    if len(report.memory) == 2:
+        short, long = report.memory
+        for name in short.peaks:
+            ratio = long.peaks[name] / short.peaks[name]
+            who = name.split()[0]
+            label = "headless `record`" if who == "record" else "`proxy --headless`"
+            out.append(
+                (f"{label}: peak RSS for a {long.size / MB:.0f} MB stream ≤ {FLAT:g}× "
+                 f"that for {short.size / MB:.0f} MB",
+                 f"{ratio:.2f}× ({long.peaks[name] / 1024:.1f} / "
+                 f"{short.peaks[name] / 1024:.1f} MB)",
+                 ratio <= FLAT)
+            )  # fmt: skip
     slowest = [run for name, run in report.startup.items() if name.startswith("inspector")]
     if slowest:
         worst = max(slowest, key=lambda run: run.wall)
@@ -438,6 +461,21 @@ def render(report: Report) -> str:
             "CPU time counts the pool's workers.",
             "",
         ]
+    if report.memory:
+        names = list(report.memory[0].peaks)
+        lines += [
+            "### Memory of headless `record` and the proxy against the stream's length",
+            "",
+            "| stream | " + " | ".join(f"{n.split()[0]} peak RSS MB" for n in names) + " |",
+            "|---:|" + "---:|" * len(names),
+        ]
+        lines += [
+            f"| {row.size / MB:.0f} MB | "
+            + " | ".join(f"{row.peaks[n] / 1024:.1f}" for n in names)
+            + " |"
+            for row in report.memory
+        ]
+        lines.append("")
     if report.startup:
         lines += [
             "### Start-up (a 3 KB stream, or `--help`)",
@@ -471,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         help="comma-separated parts: check,events,export,paint (each beside the baseline), "
-        "folder, startup",
+        "folder, startup, memory",
     )
     parser.add_argument("--timeout", type=float, default=600, help="seconds before a run is killed")
     parser.add_argument(
@@ -489,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         report = measure(
             Path(directory), size, rounds, only, args.timeout,
             startup=only is None or "startup" in only, folder=only is None or "folder" in only,
+            memory=only is None or "memory" in only,
         )  # fmt: skip
     command = "python -m benchmarks.process " + " ".join(argv if argv is not None else sys.argv[1:])
     report.command = command.strip()

@@ -154,7 +154,13 @@ def test_the_process_benchmark_times_the_commands_and_renders_targets(tmp_path: 
     from benchmarks.process import BASELINE, ROOT, measure, render, targets, time_process
 
     report = measure(
-        tmp_path, TINY, rounds=1, only={"check", "events"}, startup=False, folder=False
+        tmp_path,
+        TINY,
+        rounds=1,
+        only={"check", "events"},
+        startup=False,
+        folder=False,
+        memory=False,
     )
     assert set(report.runs) == {
         (name, kind)

@@ -23,7 +23,7 @@ def test_the_folder_holds_captures_of_every_provider_that_load_clean(tmp_path: P
 def test_check_dir_is_timed_with_one_job_and_every_core_and_their_outputs_compared(
     tmp_path: Path,
 ) -> None:
-    report = measure(tmp_path, TINY, rounds=1, only={"folder"}, startup=False)
+    report = measure(tmp_path, TINY, rounds=1, only={"folder"}, startup=False, memory=False)
     assert report.runs == {} and report.folder_files == FOLDER_FILES
     assert list(report.folder) == ["check DIR --jobs 1", "check DIR"]
     assert all(run.ok for run in report.folder.values())
