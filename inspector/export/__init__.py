@@ -241,14 +241,15 @@ class _Layout(NamedTuple):
     """What anonymizing must keep of a stream besides its skeleton, held compactly.
 
     Chunk times and sizes, the trace's chunk count and bytes, every frame's
-    span and chunks, and the transport's end — in flat arrays, so the
-    original's can be kept while its trace is freed, and two compared in C.
+    span and chunks (start, end, first and last chunk: four columns), and the
+    transport's end — in flat arrays, so the original's can be kept while its
+    trace is freed, and two compared in C.
     """
 
     chunk_times: array[float]
     chunk_sizes: array[int]
     chunk_totals: tuple[int, int]
-    frames: array[int]
+    frames: tuple[array[int], array[int], array[int], array[int]]
     end: tuple[str | None, float | None]
     skeleton: list[Step]
 
@@ -262,17 +263,11 @@ def _layout(
     columns: tuple[array[float], array[int]], trace: Trace, summary: EventSummary
 ) -> _Layout:
     """The layout of ``trace`` (``summary``: its events'), normalized from chunk ``columns``."""
-    frames = trace.frames
-    spans = array("q")
-    for i in range(len(frames)):  # span_of / chunks_of read the stored columns: nothing decoded
-        start, end = frames.span_of(i)
-        chunks = frames.chunks_of(i)
-        spans.extend((start, end, chunks.start, chunks.stop))
     ended = trace.transport_end
     return _Layout(
         *columns,
         (len(trace.chunks), trace.chunks.stored_bytes),
-        spans,
+        trace.frames.span_columns(),  # the stored columns, copied: nothing decoded
         (ended.reason, ended.time) if ended is not None else (None, None),
         summary.steps,
     )
