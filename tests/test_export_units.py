@@ -353,3 +353,18 @@ def test_a_leak_report_never_contains_the_secret() -> None:
     [leak] = scan_outputs({"f": f'{{"x": "{secret}"}}'.encode()}, {secret: "openai-key"})
     assert secret not in str(leak)
     assert "openai-key" in str(leak)
+
+
+def test_capture_lines_write_each_chunk_as_chunk_record_does_with_the_exact_time() -> None:
+    from inspector.capture import chunk_record
+    from inspector.core.trace import TransportEnd
+    from inspector.export import _capture_lines
+
+    chunks = [(0.1234567891, b"data: {}\n\n"), (1.5, b"\xff\xfe not utf-8"), (2.0, "é".encode())]
+    end = TransportEnd("done", 2.5, None)
+    lines = _capture_lines({"type": "header"}, chunks, end).splitlines()
+    assert lines[0] == b'{"type":"header"}'
+    for line, (time, data) in zip(lines[1:-1], chunks, strict=True):
+        assert json.loads(line) == {**chunk_record(time, data), "t": time}
+        assert list(json.loads(line)) == list(chunk_record(time, data))
+    assert json.loads(lines[-1]) == {"type": "end", "t": 2.5, "reason": "done", "error": None}

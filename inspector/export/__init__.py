@@ -205,10 +205,17 @@ def _capture_lines(
     # KiB of allocation each (tens of times the capture's size).
     out = bytearray(orjson.dumps(header))
     out += b"\n"
+    dumps = orjson.dumps
     for time, data in chunks:
-        record = chunk_record(time, data)
-        record["t"] = time  # exactly the recorded time, not re-rounded
-        out += orjson.dumps(record)
+        # chunk_record's record (same keys, same order), with exactly the
+        # recorded time, not re-rounded; built here for a text chunk (nearly
+        # all): a call and a round per chunk were a third of this loop.
+        try:
+            record = {"type": "chunk", "t": time, "text": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            record = chunk_record(time, data)
+            record["t"] = time
+        out += dumps(record)
         out += b"\n"
     if end is not None:
         out += orjson.dumps(
