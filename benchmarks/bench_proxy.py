@@ -37,12 +37,9 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +47,8 @@ import httpx
 import orjson
 
 from inspector.capture import CaptureWriter
+
+from .servers import started
 
 __all__ = ["Measurement", "arrivals", "main", "write_stream"]
 
@@ -75,26 +74,6 @@ def write_stream(path: Path, chunks: int, pace: float) -> list[int]:
         ends.append(offset)
     writer.end("eof", chunks * pace)
     return ends
-
-
-@contextmanager
-def _process(command: list[str], log: Path, ready: str) -> Iterator[tuple[str, int]]:
-    """Start ``command`` (stdout to ``log``); yield the URL its first line gives, and its pid."""
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(2000):
-            text = log.read_text() if log.exists() else ""
-            if text.startswith(ready) and "\n" in text:
-                yield next(w for w in text.split() if w.startswith("http://")), process.pid
-                return
-            if process.poll() is not None:
-                raise RuntimeError(f"{command[3]} exited: {text}")
-            time.sleep(0.01)
-        raise RuntimeError(f"{command[3]} did not start")
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -232,17 +211,17 @@ def measure(chunks: int, paced_chunks: int, rounds: int) -> Measurement:
         flat_ends = write_stream(root / "streams" / "flat.jsonl", chunks, 0.0)
         paced_ends = write_stream(root / "streams" / "paced.jsonl", paced_chunks, PACE)
         serve = [python, "-m", "inspector", "serve", str(root / "streams"), "--port", "0"]
-        with _process(serve, root / "serve.out", "serving") as (upstream, serve_pid):
+        with started(serve, root / "serve.out", ready="serving") as (server, upstream):
             proxy = [python, "-m", "inspector", "proxy", "--headless", "--port", "0",
                      "--upstream", upstream, "-o", str(root / "recorded")]  # fmt: skip
             copy = [python, "-m", "benchmarks.bench_proxy", "--copy-relay", upstream]
             with (
-                _process(proxy, root / "proxy.out", "proxying") as (proxied, proxy_pid),
-                _process(copy, root / "copy.out", "relaying") as (copied, copy_pid),
+                started(proxy, root / "proxy.out", ready="proxying") as (proxy_process, proxied),
+                started(copy, root / "copy.out", ready="relaying") as (relay, copied),
                 httpx.Client(timeout=60) as client,
             ):
                 bases = {"direct": upstream, "copy": copied, "proxy": proxied}
-                pids = {"direct": serve_pid, "copy": copy_pid, "proxy": proxy_pid}
+                pids = {"direct": server.pid, "copy": relay.pid, "proxy": proxy_process.pid}
                 total: dict[str, list[float]] = {name: [] for name in CANDIDATES}
                 paced: dict[str, list[list[float]]] = {name: [] for name in CANDIDATES}
                 cpu = dict.fromkeys(CANDIDATES, 0.0)

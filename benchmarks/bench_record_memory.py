@@ -27,13 +27,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +38,7 @@ import httpx
 
 from inspector.capture import CaptureWriter
 
+from .servers import started
 from .streams import chunked, stream_of_size
 
 __all__ = ["MemoryRow", "main", "measure", "write_capture"]
@@ -94,33 +92,6 @@ def _hwm_kib(pid: int) -> int:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
-@contextmanager
-def _started(command: list[str], env: dict[str, str], cwd: Path, log: Path) -> Iterator[
-    tuple[subprocess.Popen[bytes], str]
-]:  # fmt: skip
-    """Start a server; yield it and the URL its first line names (stopped with Ctrl+C)."""
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd)
-    try:
-        for _ in range(3000):
-            text = log.read_text(errors="replace")
-            if "\n" in text:
-                yield process, next(w for w in text.split() if w.startswith("http://"))
-                return
-            if process.poll() is not None:
-                raise RuntimeError(f"{command[3]} exited: {text}")
-            time.sleep(0.01)
-        raise RuntimeError(f"{command[3]} did not start")
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
 def record_peak(code: Code, upstream: str, out: Path) -> tuple[int, str]:
     """Peak KiB of ``inspector record`` streaming the capture (GNU time's %M); its summary.
 
@@ -153,7 +124,7 @@ def proxy_peak(code: Code, upstream: str, directory: Path, size: int, log: Path)
     directory.mkdir()
     command = code.command("proxy", "--headless", "--port", "0", "--upstream", upstream,
                            "-o", str(directory))  # fmt: skip
-    with _started(command, code.environment(), code.root, log) as (process, url):
+    with started(command, log, env=code.environment(), cwd=code.root) as (process, url):
         received = 0
         with httpx.Client(timeout=120) as client, client.stream(
             "POST", f"{url}/v1/chat/completions", json={"model": MODEL, "stream": True}
@@ -185,7 +156,7 @@ def measure(sizes: list[int], codes: list[Code], proxy: bool = True) -> list[Mem
             body = write_capture(folder / f"{MODEL}.jsonl", size)
             row = MemoryRow(body)
             serve = Code("serve", ROOT).command("serve", str(folder), "--port", "0", "--speed", "0")
-            with _started(serve, Code("serve", ROOT).environment(), ROOT, root / "serve.log") as (
+            with started(serve, root / "serve.log", env=Code("serve", ROOT).environment()) as (
                 _,
                 upstream,
             ):
