@@ -302,3 +302,45 @@ def test_a_chunk_fed_in_parts_gives_the_frames_and_error_of_the_chunk_fed_whole(
             assert got == expected
             assert repr(parts.error) == repr(whole.error)
             assert parts.close() == whole.close() and parts.bytes_fed == whole.bytes_fed
+
+
+def _varying_notes(provider: str, seed: int) -> bytes:
+    """Plain text chunks whose model, id and usage change, or are missing, from one to the next."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(120):
+        notes: dict[str, Any] = {}
+        if provider == "gemini":
+            chunk: dict[str, Any] = {
+                "candidates": [{"content": {"parts": [{"text": f"w{i}"}], "role": "model"}}]
+            }
+            names = ("modelVersion", "responseId", "usageMetadata")
+        else:
+            chunk = {"choices": [{"index": 0, "delta": {"content": f"w{i}"}}]}
+            names = ("model", "id", "usage")
+        for name in names:
+            if rnd.random() < 0.5:
+                notes[name] = {"totalTokenCount": i} if name.startswith("usage") else f"{name}{i}"
+        if i == 0 and provider != "gemini":
+            chunk["choices"][0]["delta"] = {"role": "assistant", "content": ""}
+        out.append(b"data: " + orjson.dumps({**chunk, **notes}) + b"\n\n")
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("provider", ["openai-chat", "gemini"])
+def test_a_run_notes_the_model_id_and_usage_of_the_last_chunk_that_has_each(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def notes(body: bytes, size: int) -> tuple[Any, ...]:
+        normalizer = Normalizer(provider, "st_notes")
+        for start in range(0, len(body), size):
+            normalizer.feed(body[start : start + size])
+        adapter: Any = normalizer.adapter
+        return adapter.model, adapter.response_id, adapter.usage, _record(normalizer.finish())
+
+    bodies = [_varying_notes(provider, seed) for seed in range(6)]
+    sizes = (1 << 20, 4096, 333)
+    with_runs = [notes(body, size) for body in bodies for size in sizes]
+    monkeypatch.setattr(Adapter, "feed_run", lambda self, events, datas, start, index: NO_RUN)
+    assert with_runs == [notes(body, size) for body in bodies for size in sizes]
+    assert {model for model, *_ in with_runs} != {None}

@@ -207,11 +207,12 @@ class GeminiAdapter(Adapter):
         if block is None or block[0] or self.finish_reason is not None:
             return texts, NOT_PARSED
         append = texts.append
-        plain: list[dict[str, Any]] = []
-        keep = plain.append
+        last: dict[str, Any] | None = None  # the run's last plain response (the others die young)
         loads = orjson.loads
         usual_top = _USUAL_TOP.issuperset
         usual_candidate = _PLAIN_CANDIDATE.issuperset
+        # A decoder's run of data-only events is all "message": one C-level count.
+        named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
         for i in range(start, len(payloads)):
             try:
@@ -226,8 +227,8 @@ class GeminiAdapter(Adapter):
                 if (
                     type(candidates) is not list
                     or len(candidates) != 1
-                    or events[i] != "message"
                     or not usual_top(data)
+                    or (named and events[i] != "message")
                 ):
                     break
                 candidate = candidates[0]
@@ -243,13 +244,29 @@ class GeminiAdapter(Adapter):
                 break
             if type(text) is not str or not text:
                 break
-            keep(data)
+            last = data
             append(text)
             stopped = NOT_PARSED
-        if plain:
-            self._note_last(plain)
+        if last is not None:
+            self._note_plain(last, payloads, start, len(texts))
             self.produced = True
         return texts, stopped
+
+    def _note_plain(
+        self, last: dict[str, Any], payloads: Sequence[str | bytes], start: int, count: int
+    ) -> None:
+        """:meth:`_note_last` for the ``count`` plain responses from ``payloads[start]``.
+
+        The last one nearly always has all three values; only when it does not
+        are the others parsed again (not kept while the run is checked: holding
+        every response of a chunk costs more than the rare second parse).
+        """
+        model, response_id = last.get("modelVersion"), last.get("responseId")
+        usage = last.get("usageMetadata")
+        if isinstance(model, str) and isinstance(response_id, str) and isinstance(usage, dict):
+            self.model, self.response_id, self.usage = model, response_id, usage
+        else:
+            self._note_last([orjson.loads(payloads[i]) for i in range(start, start + count)])
 
     def _note_last(self, responses: list[dict[str, Any]]) -> None:
         """What _response records of each response in turn, done from the last one back."""

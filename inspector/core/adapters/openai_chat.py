@@ -134,8 +134,7 @@ class OpenAIChatAdapter(Adapter):
         """
         texts: list[str] = []
         append = texts.append
-        plain: list[dict[str, Any]] = []
-        keep = plain.append
+        last: dict[str, Any] | None = None  # the run's last plain chunk (the others die young)
         loads = orjson.loads
         open_finish = self.finish_reason is None  # a finish_reason would be news
         chat = CHAT_EVENTS
@@ -170,12 +169,27 @@ class OpenAIChatAdapter(Adapter):
                 usage = data["usage"]
                 if isinstance(usage, dict):
                     self.usage = normalize_usage(usage)
-            keep(data)
+            last = data
             append(text)
             stopped = NOT_PARSED
-        if plain:
-            self._note_last(plain)
+        if last is not None:
+            self._note_plain(last, payloads, start, len(texts))
         return texts, stopped
+
+    def _note_plain(
+        self, last: dict[str, Any], payloads: Sequence[str | bytes], start: int, count: int
+    ) -> None:
+        """:meth:`_note_last` for the ``count`` plain chunks from ``payloads[start]``.
+
+        The last one nearly always has both values; only when it does not are
+        the others parsed again (not kept while the run is checked: holding
+        every chunk of a network chunk costs more than the rare second parse).
+        """
+        model, response_id = last.get("model"), last.get("id")
+        if isinstance(model, str) and isinstance(response_id, str):
+            self.model, self.response_id = model, response_id
+        else:
+            self._note_last([orjson.loads(payloads[i]) for i in range(start, start + count)])
 
     def _note_last(self, chunks: list[dict[str, Any]]) -> None:
         """:meth:`_note`'s model and id of each chunk in turn, found from the last one back."""
