@@ -324,3 +324,31 @@ def test_the_shape_cache_rewrites_exactly_like_reading_every_document_afresh(
     slow = [run(body) for _, body in bodies]
     for (name, _), a, b in zip(bodies, fast, slow, strict=True):
         assert a == b, name
+
+
+@pytest.mark.parametrize("max_nuls", [4096, -1], ids=["mask-given-up", "mask-kept"])
+def test_the_final_scan_tells_covered_bytes_from_nul_bytes_of_the_stream(
+    monkeypatch: pytest.MonkeyPatch, max_nuls: int
+) -> None:
+    # The final scan reads covered bytes as NUL; a NUL the stream itself holds
+    # outside strings is not covered, so a secret around it is still removed,
+    # while one inside a handled string (a NUL right after it) is left to that string.
+    from inspector.export import rewrite
+
+    monkeypatch.setattr(rewrite, "_MAX_NULS", max_nuls)
+    pem = b"-----BEGIN RSA PRIVATE KEY-----\x00MIIEabc\x00-----END RSA PRIVATE KEY-----"
+    body = (
+        b": \x00" + KEY.encode() + b"\x00\n\n"
+        + chat({"content": "nul \x00" + KEY + "\x00 end"})
+        + b"event: e\x00" + KEY.encode() + b"\ndata: {}\n\n"
+        + b": " + pem + b"\n\n"
+    )  # fmt: skip
+    out = body_of(recording(body))
+    assert KEY.encode() not in out
+    assert len(out) == len(body)
+    assert out.count(b"[openai-key") == 3
+    assert b"MIIE" not in out
+    assert out.endswith(b"[private-key" + b"*" * (len(pem) - 13) + b"]\n\n")
+    assert out.startswith(b": \x00[openai-key")
+    texts = [f["choices"][0]["delta"]["content"] for f in frames(out) if f]
+    assert texts == ["nul \x00[openai-key" + "*" * (len(KEY) - 12) + "]\x00 end"]

@@ -188,6 +188,8 @@ _NUMBER_BYTES: Final = b"0123456789.eE+-"
 # Shapes remembered per body (a stream has a handful; a hostile one, many).
 _MAX_TEMPLATES: Final = 4096
 _BLOCK: Final = 1 << 16  # bytes per step of the covered-byte blanking (small: no big temporaries)
+# NUL bytes in a body up to which the final scan lists the covered ones and gives up its mask.
+_MAX_NULS: Final = 4096
 _STREAMED: Final = frozenset({Treatment.TEXT, Treatment.JSON_TEXT, Treatment.PROMPT})
 # How a template's value is filed: an id (decided once per distinct value),
 # a fragment of a text (grouped by stream key), or anything else (on its own).
@@ -793,7 +795,7 @@ class _BodyRewriter:
         self.run = None
         self.clean_ids = {}
 
-    def _uncovered_text(self) -> str:
+    def _uncovered_text(self) -> tuple[str, set[int] | None]:
         """The body with every covered byte made NUL: what the final scan reads.
 
         Done as integer OR then XOR with the mask in blocks, in C: the covered
@@ -802,23 +804,58 @@ class _BodyRewriter:
         character does (and such a match over a covered byte is skipped); it
         also lower-cases to no rule's literal, so most rules are not even run
         (0xFF, read as ``ÿ``, lower-cased to ``?`` — the query-secret rule's).
+
+        The mask is blanked into in place and given up, so the scan never
+        holds the body, the mask, this text and its lower-cased copy at
+        once: a byte is covered if it is NUL here and not in the body, or it
+        is one of the covered NULs of the body returned beside the text.
+        With more body NULs than :data:`_MAX_NULS` (a hostile stream) the
+        mask is kept instead, and None returned.
         """
         out, covered = self.out, self.covered
-        merged = bytearray(len(out))  # filled in place: no list of pieces to join
+        nuls = out.count(0)
+        merged = covered if nuls <= _MAX_NULS else bytearray(len(out))
+        covered_nuls: set[int] | None = None
+        if merged is covered:
+            covered_nuls = set()
+            at = out.find(0)
+            while at >= 0:
+                if covered[at]:
+                    covered_nuls.add(at)
+                at = out.find(0, at + 1)
         for at in range(0, len(out), _BLOCK):
             block = out[at : at + _BLOCK]
             mask = int.from_bytes(covered[at : at + _BLOCK], "little")
             value = (int.from_bytes(block, "little") | mask) ^ mask
             merged[at : at + len(block)] = value.to_bytes(len(block), "little")
-        return merged.decode("latin-1")  # one char per byte: offsets stay byte offsets
+        if merged is covered:
+            self.covered = bytearray()  # what was the mask is now this text's bytes
+            del covered
+        return merged.decode("latin-1"), covered_nuls  # one char per byte: byte offsets
+
+    def _touches_covered(self, text: str, start: int, end: int, nuls: set[int] | None) -> bool:
+        """Whether ``text[start:end]`` holds a covered byte (see :meth:`_uncovered_text`)."""
+        if nuls is None:
+            return any(self.covered[start:end])
+        out = self.out
+        at = text.find("\0", start, end)
+        while at >= 0:
+            if out[at] or at in nuls:
+                return True
+            at = text.find("\0", at + 1, end)
+        return False
 
     def scan_outside_strings(self) -> None:
         """Secrets in what no string handled: kept strings, syntax, comments, event names."""
-        text = self._uncovered_text()
-        covered = self.covered
-        for match in find_encoded_secrets(text):
-            if any(covered[match.start : match.end]):
-                continue
+        text, nuls = self._uncovered_text()
+        # Every match is judged before any is written over: the test reads the body.
+        found = [
+            match
+            for match in find_encoded_secrets(text)
+            if not self._touches_covered(text, match.start, match.end, nuls)
+        ]
+        del text
+        for match in found:
             self.ctx.ledger.remove_all(match.rule, match.values)
             width = match.end - match.start
             self.out[match.start : match.end] = placeholder(match.rule, width).encode("ascii")
