@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -122,6 +123,32 @@ def test_an_export_refused_by_the_leak_scan_leaves_nothing_behind(
     if existing:
         out.mkdir(parents=True)
     with pytest.raises(ExportError, match="nothing was written"):
+        export_capture(CORPUS / "openai-chat-planted.jsonl", out, ExportOptions(pytest=True))
+    if existing:
+        assert list(out.iterdir()) == []
+    else:
+        assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-folder", "existing-folder"])
+def test_an_export_refused_by_the_skeleton_check_leaves_nothing_behind(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, existing: bool
+) -> None:
+    # The anonymized capture is staged before it is normalized and compared:
+    # a difference removes it, and the folders the export made.
+    import inspector.export as export
+
+    rewrite = export.rewrite_owned
+
+    def rewrite_badly(holder: list[bytes], ctx: Any, whole_json: bool = False) -> bytes:
+        body = rewrite(holder, ctx, whole_json=whole_json)
+        return body.replace(b"\n\ndata: ", b"\n\n:ata: ", 1)  # an event made a comment
+
+    monkeypatch.setattr(export, "rewrite_owned", rewrite_badly)
+    out = tmp_path / "deep" / "out"
+    if existing:
+        out.mkdir(parents=True)
+    with pytest.raises(ExportError, match="does not normalize like the original"):
         export_capture(CORPUS / "openai-chat-planted.jsonl", out, ExportOptions(pytest=True))
     if existing:
         assert list(out.iterdir()) == []

@@ -39,7 +39,7 @@ from ..capture import Recording, chunk_record, load_recording, parse_recording
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, iter_stream_files
-from ..session import guess_provider, trace_recording
+from ..session import _handed_over, _trace, guess_provider, trace_recording
 from ..terminal import escape_controls, safe_path
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
@@ -467,9 +467,14 @@ def _prepare(
         # The reader made its own copy of a raw body (the trace keeps it): one is enough.
         capture_bytes = parsed.chunks[0][1]
     columns = _chunk_columns(parsed)
-    exported: Trace | None = trace_recording(parsed, provider)
+    # Staged before it is normalized, so the rendering is not held beside the
+    # trace (a refusal below discards it with the rest).
+    files.add(names["capture"], capture_bytes)
+    del capture_bytes
+    # Each chunk let go of as it is fed: the trace keeps their bytes anyway.
+    exported: Trace | None = _trace(parsed, provider, _handed_over(parsed.chunks))
     assert exported is not None
-    del parsed  # its chunks are in the trace now
+    del parsed
     # One pass over its events: the skeleton, the report's counts, the texts the leak scan reads.
     summary = summarize(exported, assemble=True)
     problem = _difference(before, _layout(columns, exported, summary))
@@ -480,8 +485,6 @@ def _prepare(
             f"({escape_controls(problem)}); nothing was written"
         )
 
-    files.add(names["capture"], capture_bytes)
-    del capture_bytes
     files.add(names["events"], exported.events.json_lines())  # staged piece by piece
     option_words = f"--text {options.text}" + (" --keep-request" if options.keep_request else "")
     if options.pytest:
