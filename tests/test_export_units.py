@@ -368,3 +368,30 @@ def test_capture_lines_write_each_chunk_as_chunk_record_does_with_the_exact_time
         assert json.loads(line) == {**chunk_record(time, data), "t": time}
         assert list(json.loads(line)) == list(chunk_record(time, data))
     assert json.loads(lines[-1]) == {"type": "end", "t": 2.5, "reason": "done", "error": None}
+
+
+def test_summarize_reads_compact_deltas_exactly_as_the_built_events() -> None:
+    # summarize takes block.deltas from EventLog.compact without their dicts;
+    # fed every event built whole it must give the same skeleton, counts and texts.
+    from types import SimpleNamespace
+
+    from benchmarks.streams import GENERATORS
+    from inspector.core.normalizer import Normalizer
+    from inspector.export.skeleton import summarize
+    from inspector.session import load_trace
+
+    from .golden import capture_files
+
+    traces = [load_trace(path) for path in capture_files()]
+    for provider in sorted(GENERATORS):
+        normalizer = Normalizer(provider, "s")
+        normalizer.feed_many([(0.0, GENERATORS[provider](20))])
+        traces.append(normalizer.finish())
+    compact_deltas = 0
+    for trace in traces:
+        whole = [(None, event, None) for event in trace.events]
+        built = SimpleNamespace(events=SimpleNamespace(compact=lambda w=whole: iter(w)))
+        built.state = trace.state
+        assert summarize(trace, assemble=True) == summarize(built, assemble=True)  # type: ignore[arg-type]
+        compact_deltas += sum(kind is not None for kind, _, _ in trace.events.compact())
+    assert compact_deltas > 100

@@ -42,3 +42,21 @@ def test_frame_span_columns_are_copies_the_caller_may_keep_or_change() -> None:
     starts[0] = 99
     assert frames.span_of(0) == (0, 10)
     assert frames.span_columns()[0].tolist() == [0, 10]
+
+
+def test_event_compact_yields_every_event_in_order_deltas_as_kind_block_and_text() -> None:
+    for provider in sorted(GENERATORS):
+        normalizer = Normalizer(provider, "s")
+        normalizer.feed_many([(0.0, GENERATORS[provider](20))])
+        events = normalizer.finish().events
+        rebuilt = []
+        for kind, item, text in events.compact():
+            if kind is None:
+                rebuilt.append(item)
+                continue
+            rebuilt.append(
+                {"stream_id": "s", "seq": len(rebuilt) + 1, "type": "block.delta",
+                 "block": item, "delta": {"kind": kind, "text": text}}
+            )  # fmt: skip
+        assert rebuilt == list(events)
+        assert any(kind is not None for kind, _, _ in events.compact())

@@ -536,6 +536,23 @@ class EventLog(_Log[Event]):
         self._payload.extend(texts)
         return first
 
+    def compact(self) -> Iterator[tuple[str | None, dict[str, Any], Any]]:
+        """Every event in order, a plain ``block.delta`` without building its dict.
+
+        Yields ``(None, event, None)`` for an event kept whole, and ``(kind,
+        block, text)`` for a compact ``block.delta``: its delta kind, its block
+        (the dict its built event's ``"block"`` is) and its delta's text — for
+        a caller that reads every event of a large stream once.
+        """
+        refs = self._refs
+        kinds = (None, *_DELTA_KINDS)
+        for shape, payload in zip(self._shape, self._payload, strict=True):
+            code = shape & 3
+            if code == _FULL:
+                yield None, payload, None
+            else:
+                yield kinds[code], refs[shape >> 2], payload
+
     def json_lines(self, batch: int = 2048) -> Iterator[bytes]:
         """Every event as ``orjson.dumps(event) + b"\\n"``, ``batch`` events joined per item.
 
