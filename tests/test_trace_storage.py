@@ -59,6 +59,12 @@ def test_frames_rebuilt_from_the_stored_bytes_equal_the_decoded_frames() -> None
                     assert frames.chunks_of(last.index) == range(
                         last.first_chunk, last.last_chunk + 1
                     )
+                columns = [f.start for f in expected], [f.end for f in expected]
+                chunk_links = [f.first_chunk for f in expected], [f.last_chunk for f in expected]
+                assert tuple(map(list, frames.span_columns())) == (*columns, *chunk_links)
+                assert [frames.chunks_of(f.index) for f in expected] == [
+                    range(f.first_chunk, f.last_chunk + 1) for f in expected
+                ]
 
 
 def test_chunks_come_back_byte_for_byte_across_the_storage_blocks() -> None:
