@@ -71,11 +71,23 @@ class Normalizer:
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
-        items = self._decode(data, time)
-        if items:
+        # (_decode and _process written out for the usual chunk: one run, or one frame)
+        decoder = self.decoder
+        self.trace.chunks.add(decoder.bytes_fed, time, data)
+        items = decoder.feed_runs(data, time)
+        last = self._last_frame
+        if last is not None and last.end != self._last_end:
+            self._extend_last()
+        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
+            run = items[0]
+            self.trace.frames.extend(run)
+            self._run(run)
+            self._last_frame = run
+            self._last_end = run.end
+        elif items:
             # (a chunk of one frame is how live streams arrive: no run to look for)
             self._process(items, len(items) > 1 or not isinstance(items[0], Frame))
-        if self.decoder.error is not None:
+        if decoder.error is not None:
             self._after_decoder()
 
     def feed_many(self, chunks: Iterable[tuple[float, bytes]]) -> None:

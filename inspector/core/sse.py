@@ -56,7 +56,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, repeat
-from operator import add, itemgetter
+from operator import add, itemgetter, sub
 from typing import Final, overload
 
 __all__ = [
@@ -343,7 +343,9 @@ def _data_prefix(values: list[bytes], cr: bool) -> int:
     count = len(values)
     if all(map(bytes.startswith, values, repeat(b"data: "))) and (
         # The first CR of each line is its last byte (find is a memchr; count is not).
-        not cr or list(map(bytes.find, values, repeat(b"\r"))) == [len(v) - 1 for v in values]
+        not cr
+        or list(map(bytes.find, values, repeat(b"\r")))
+        == list(map(sub, map(len, values), repeat(1)))
     ):
         return count
     for i, line in enumerate(values):
