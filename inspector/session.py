@@ -84,9 +84,14 @@ def provider_unknown(rec: Recording) -> ProviderUnknown:
     )
 
 
-def trace_recording(rec: Recording, provider: str | None = None) -> Trace:
-    """Normalize a recording into a trace (raises :class:`ProviderUnknown`)."""
-    return _trace(rec, provider, rec.chunks)
+def trace_recording(rec: Recording, provider: str | None = None, *, consume: bool = False) -> Trace:
+    """Normalize a recording into a trace (raises :class:`ProviderUnknown`).
+
+    ``consume=True`` empties ``rec.chunks`` as they are fed, for a caller that
+    keeps the recording for nothing else: the trace holds the bytes anyway,
+    so the two copies are never all there at once.
+    """
+    return _trace(rec, provider, _handed_over(rec.chunks) if consume else rec.chunks)
 
 
 def _trace(rec: Recording, provider: str | None, chunks: Iterable[tuple[float, bytes]]) -> Trace:
@@ -101,7 +106,7 @@ def _trace(rec: Recording, provider: str | None, chunks: Iterable[tuple[float, b
     status = rec.status
     if status is not None and status >= 400:
         # An error response has no stream: keep its bytes, classify the body.
-        for time, data in rec.chunks:
+        for time, data in chunks:
             normalizer.receive_error_body(data, time)
         normalizer.fail_http(status)
         trace.transport_end = rec.end

@@ -62,3 +62,24 @@ def test_loading_a_file_gives_the_trace_of_its_recording() -> None:
         assert loaded.chunks.bytes_received == traced.chunks.bytes_received, path
         assert len(loaded.frames) == len(traced.frames), path
         assert loaded.transport_end == traced.transport_end, path
+
+
+@pytest.mark.parametrize(
+    "capture",
+    sorted(p for p in CAPTURES.rglob("*.jsonl") if not p.name.endswith(".events.jsonl")),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_a_consumed_recording_normalizes_as_a_kept_one_and_is_emptied(capture: Path) -> None:
+    from inspector.capture import read_recording
+    from inspector.session import trace_recording
+
+    kept = read_recording(capture)
+    consumed = read_recording(capture)
+    whole = trace_recording(kept)
+    trace = trace_recording(consumed, consume=True)
+    assert consumed.chunks == [] and kept.chunks
+    assert trace.stream_id == whole.stream_id and list(trace.events) == list(whole.events)
+    assert [trace.frames.span_of(i) for i in range(len(trace.frames))] == [
+        whole.frames.span_of(i) for i in range(len(whole.frames))
+    ]
+    assert trace.chunks.span(0, trace.bytes_received) == whole.chunks.span(0, whole.bytes_received)

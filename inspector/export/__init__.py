@@ -39,7 +39,7 @@ from ..capture import Recording, chunk_record, load_recording, parse_recording
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, iter_stream_files
-from ..session import _handed_over, _trace, guess_provider, trace_recording
+from ..session import guess_provider, trace_recording
 from ..terminal import escape_controls, safe_path
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
@@ -472,7 +472,7 @@ def _prepare(
     files.add(names["capture"], capture_bytes)
     del capture_bytes
     # Each chunk let go of as it is fed: the trace keeps their bytes anyway.
-    exported: Trace | None = _trace(parsed, provider, _handed_over(parsed.chunks))
+    exported: Trace | None = trace_recording(parsed, provider, consume=True)
     assert exported is not None
     del parsed
     # One pass over its events: the skeleton, the report's counts, the texts the leak scan reads.
