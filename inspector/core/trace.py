@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
@@ -345,12 +345,15 @@ class FrameLog(_Log[Frame]):
         self._time = array("d")
         # Segments: from frame _seg_first[k] on, every frame's last chunk is
         # _seg_chunk[k] and its id _seg_id[k], up to the next segment's first.
-        # (lists: a bisect reads a list's ints without boxing them; one entry a chunk)
-        self._seg_first: list[int] = []
-        self._seg_chunk: list[int] = []
+        # (columns, not lists of ints: a capture of one chunk per frame makes a
+        # segment per frame, which then costs what a column per field did)
+        self._seg_first = IntColumn()
+        self._seg_chunk = IntColumn()
         self._seg_id: list[str] = []
         self._seg_hint = 0  # the segment found last: frames are mostly read in order
-        self._first_chunk: dict[int, int] = {}  # frame -> first chunk, where not its last
+        # The frames whose first chunk is not their last, in order, and that chunk.
+        self._fc_frame = IntColumn()
+        self._fc_chunk = IntColumn()
         self._whole: dict[int, Frame] = {}
 
     def __len__(self) -> int:
@@ -363,7 +366,7 @@ class FrameLog(_Log[Frame]):
         start, end = self._start[index], self._end[index]
         segment = self._segment_of(index)
         last_chunk = self._seg_chunk[segment]
-        first_chunk = self._first_chunk.get(index, last_chunk)
+        first_chunk = self._first_chunk_of(index, last_chunk)
         event, data, retry, comment = parse_span(self.chunks.span(start, end))
         return Frame(
             index, event, data, self._seg_id[segment], retry, comment,
@@ -378,6 +381,11 @@ class FrameLog(_Log[Frame]):
             return k
         k = self._seg_hint = bisect_right(firsts, index) - 1
         return k
+
+    def _first_chunk_of(self, index: int, last_chunk: int) -> int:
+        frames = self._fc_frame
+        k = bisect_left(frames, index)
+        return self._fc_chunk[k] if k < len(frames) and frames[k] == index else last_chunk
 
     def _segment(self, index: int, chunk: int, id: str) -> None:
         """Frames from ``index`` on have ``chunk`` as last chunk and ``id`` (unless already so)."""
@@ -425,7 +433,6 @@ class FrameLog(_Log[Frame]):
         start: list[int] = []
         end: list[int] = []
         time: list[float] = []
-        first_chunk = self._first_chunk
         seg_first, seg_chunk, seg_id = self._seg_first, self._seg_chunk, self._seg_id
         chunk, id = (seg_chunk[-1], seg_id[-1]) if seg_id else (-1, None)
         for i, f in enumerate(frames, start=len(self._time)):
@@ -438,7 +445,8 @@ class FrameLog(_Log[Frame]):
                 seg_chunk.append(chunk)
                 seg_id.append(id)
             if f.first_chunk != chunk:
-                first_chunk[i] = f.first_chunk
+                self._fc_frame.append(i)
+                self._fc_chunk.append(f.first_chunk)
         self._start.fromlist(start)
         self._end.fromlist(end)
         self._time.fromlist(time)
@@ -457,7 +465,8 @@ class FrameLog(_Log[Frame]):
         self._time.extend(array("d", (run.time,)) * count)
         self._segment(first, run.chunk, run.id)
         if run.first_chunk != run.chunk:
-            self._first_chunk[first] = run.first_chunk
+            self._fc_frame.append(first)
+            self._fc_chunk.append(run.first_chunk)
 
     def set_end(self, index: int, end: int) -> None:
         """The decoder extended a frame's span (the LF of a CRLF in the next chunk)."""
@@ -473,7 +482,7 @@ class FrameLog(_Log[Frame]):
         at = index % len(self) if index < 0 else index
         self._time[at]  # (an IndexError past the end, as the columns give)
         last = self._seg_chunk[self._segment_of(at)]
-        return range(self._first_chunk.get(at, last), last + 1)
+        return range(self._first_chunk_of(at, last), last + 1)
 
     def time_of(self, index: int) -> float:
         """Arrival time of frame ``index``, without decoding it."""
@@ -491,7 +500,7 @@ class FrameLog(_Log[Frame]):
         last = IntColumn()
         last.fromlist(list(chain.from_iterable(map(repeat, self._seg_chunk, lengths))))
         first = last[:]
-        for index, chunk in self._first_chunk.items():
+        for index, chunk in zip(self._fc_frame, self._fc_chunk, strict=True):
             first[index] = chunk
         return self._start[:], self._end[:], first, last
 
