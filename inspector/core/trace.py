@@ -42,11 +42,10 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
-from operator import sub
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast, overload
 
 import orjson
@@ -325,13 +324,8 @@ class FrameLog(_Log[Frame]):
 
     A frame's ``event``/``data``/``retry``/``comment`` are all in its wire
     bytes, so only the span, chunk links, time and last-event-ID are stored
-    (about 24 bytes a frame rather than the frame object and its data string).
-    The span and the time have a column each. The last chunk and the ID are
-    the same for long stretches of frames (every frame of a decoder's run), so
-    they are kept once per stretch (a *segment*, found with a bisect), and a
-    first chunk only where it differs from the last (a frame that began in an
-    earlier chunk: at most one a chunk): a chunk of frames adds to three
-    columns, not six.
+    (about 48 bytes a frame rather than the frame object and its data string),
+    each field in a column of its own.
     A frame whose bytes are not in :attr:`chunks` (built by hand, say) is kept
     whole.
     """
@@ -342,18 +336,10 @@ class FrameLog(_Log[Frame]):
         # cheaper than one interleaved column from a nested one.
         self._start = IntColumn()
         self._end = IntColumn()
+        self._first_chunk = IntColumn()
+        self._last_chunk = IntColumn()
         self._time = array("d")
-        # Segments: from frame _seg_first[k] on, every frame's last chunk is
-        # _seg_chunk[k] and its id _seg_id[k], up to the next segment's first.
-        # (columns, not lists of ints: a capture of one chunk per frame makes a
-        # segment per frame, which then costs what a column per field did)
-        self._seg_first = IntColumn()
-        self._seg_chunk = IntColumn()
-        self._seg_id: list[str] = []
-        self._seg_hint = 0  # the segment found last: frames are mostly read in order
-        # The frames whose first chunk is not their last, in order, and that chunk.
-        self._fc_frame = IntColumn()
-        self._fc_chunk = IntColumn()
+        self._ids: list[str] = []  # the same str object repeats until the id changes
         self._whole: dict[int, Frame] = {}
 
     def __len__(self) -> int:
@@ -364,35 +350,12 @@ class FrameLog(_Log[Frame]):
         if whole is not None:
             return whole
         start, end = self._start[index], self._end[index]
-        segment = self._segment_of(index)
-        last_chunk = self._seg_chunk[segment]
-        first_chunk = self._first_chunk_of(index, last_chunk)
+        first_chunk, last_chunk = self._first_chunk[index], self._last_chunk[index]
         event, data, retry, comment = parse_span(self.chunks.span(start, end))
         return Frame(
-            index, event, data, self._seg_id[segment], retry, comment,
+            index, event, data, self._ids[index], retry, comment,
             start, end, first_chunk, last_chunk, self._time[index],
         )  # fmt: skip
-
-    def _segment_of(self, index: int) -> int:
-        """The segment holding frame ``index`` (0 ≤ index < len)."""
-        k = self._seg_hint
-        firsts = self._seg_first
-        if firsts[k] <= index and (k + 1 == len(firsts) or index < firsts[k + 1]):
-            return k
-        k = self._seg_hint = bisect_right(firsts, index) - 1
-        return k
-
-    def _first_chunk_of(self, index: int, last_chunk: int) -> int:
-        frames = self._fc_frame
-        k = bisect_left(frames, index)
-        return self._fc_chunk[k] if k < len(frames) and frames[k] == index else last_chunk
-
-    def _segment(self, index: int, chunk: int, id: str) -> None:
-        """Frames from ``index`` on have ``chunk`` as last chunk and ``id`` (unless already so)."""
-        if not self._seg_id or self._seg_chunk[-1] != chunk or self._seg_id[-1] != id:
-            self._seg_first.append(index)
-            self._seg_chunk.append(chunk)
-            self._seg_id.append(id)
 
     def append(self, frame: Frame) -> None:
         """Record one frame (its ``index`` is taken to be its position)."""
@@ -427,28 +390,26 @@ class FrameLog(_Log[Frame]):
             for i, frame in enumerate(frames, start=len(self._time)):
                 if frame.end > stored:
                     self._whole[i] = frame
-        # One loop filling three lists (cheaper than three comprehensions, or map
-        # with attrgetter), then fromlist: array.extend converts a list item by
-        # item, about twice as slowly.
+        # One loop filling five lists (cheaper than five comprehensions, or map with
+        # attrgetter), then fromlist: array.extend converts a list item by item,
+        # about twice as slowly.
         start: list[int] = []
         end: list[int] = []
+        first_chunk: list[int] = []
+        last_chunk: list[int] = []
         time: list[float] = []
-        seg_first, seg_chunk, seg_id = self._seg_first, self._seg_chunk, self._seg_id
-        chunk, id = (seg_chunk[-1], seg_id[-1]) if seg_id else (-1, None)
-        for i, f in enumerate(frames, start=len(self._time)):
+        ids = self._ids
+        for f in frames:
             start.append(f.start)
             end.append(f.end)
+            first_chunk.append(f.first_chunk)
+            last_chunk.append(f.last_chunk)
             time.append(f.time)
-            if f.last_chunk != chunk or f.id != id:  # (_segment, written out)
-                chunk, id = f.last_chunk, f.id
-                seg_first.append(i)
-                seg_chunk.append(chunk)
-                seg_id.append(id)
-            if f.first_chunk != chunk:
-                self._fc_frame.append(i)
-                self._fc_chunk.append(f.first_chunk)
+            ids.append(f.id)  # the decoder shares one str per id value
         self._start.fromlist(start)
         self._end.fromlist(end)
+        self._first_chunk.fromlist(first_chunk)
+        self._last_chunk.fromlist(last_chunk)
         self._time.fromlist(time)
 
     def _extend_run(self, run: FrameRun) -> None:
@@ -457,16 +418,16 @@ class FrameLog(_Log[Frame]):
             self._extend_frames(run.frames())
             return
         count = len(run.payloads)
-        first = len(self._time)
         bounds = array("q")
         bounds.fromlist(run.bounds)  # converted once; the slices are copies
         self._start.extend(bounds[:-1])
         self._end.extend(bounds[1:])
+        chunks = array("q", (run.chunk,)) * count
+        self._last_chunk.extend(chunks)
+        chunks[0] = run.first_chunk
+        self._first_chunk.extend(chunks)
         self._time.extend(array("d", (run.time,)) * count)
-        self._segment(first, run.chunk, run.id)
-        if run.first_chunk != run.chunk:
-            self._fc_frame.append(first)
-            self._fc_chunk.append(run.first_chunk)
+        self._ids += [run.id] * count  # the decoder shares one str per id value
 
     def set_end(self, index: int, end: int) -> None:
         """The decoder extended a frame's span (the LF of a CRLF in the next chunk)."""
@@ -480,9 +441,7 @@ class FrameLog(_Log[Frame]):
     def chunks_of(self, index: int) -> range:
         """Indices of the chunks that carried frame ``index``, without decoding it."""
         at = index % len(self) if index < 0 else index
-        self._time[at]  # (an IndexError past the end, as the columns give)
-        last = self._seg_chunk[self._segment_of(at)]
-        return range(self._first_chunk_of(at, last), last + 1)
+        return range(self._first_chunk[at], self._last_chunk[at] + 1)
 
     def time_of(self, index: int) -> float:
         """Arrival time of frame ``index``, without decoding it."""
@@ -495,14 +454,7 @@ class FrameLog(_Log[Frame]):
         range(first[i], last[i] + 1)``: what a caller comparing the frames
         of two streams needs, in four arrays instead of a loop over frames.
         """
-        bounds = [*self._seg_first, len(self._time)]
-        lengths = map(sub, bounds[1:], bounds)
-        last = IntColumn()
-        last.fromlist(list(chain.from_iterable(map(repeat, self._seg_chunk, lengths))))
-        first = last[:]
-        for index, chunk in zip(self._fc_frame, self._fc_chunk, strict=True):
-            first[index] = chunk
-        return self._start[:], self._end[:], first, last
+        return self._start[:], self._end[:], self._first_chunk[:], self._last_chunk[:]
 
 
 # How EventLog stores an event: a shape per event, ``block index << 2 | code``,
