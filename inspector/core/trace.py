@@ -10,7 +10,9 @@ A :class:`Trace` holds everything a view may want, linked by index:
 Events produced by one frame are contiguous, so ``frame_event_start[i]`` is
 enough to map a frame to its events and, with a bisect, an event to its
 frame. Only the normalizer appends; views read. Nothing is ever removed:
-frames after the terminal event stay, marked as ignored.
+frames after the terminal event stay, marked as ignored. (A feed no view
+shows keeps a :class:`~inspector.core.bounded.BoundedTrace` instead: counts
+and the last events, not history.)
 
 Storage
 -------
