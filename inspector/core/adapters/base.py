@@ -29,6 +29,7 @@ __all__ = [
     "frame_json",
     "int_or_none",
     "json_problem",
+    "last_value",
 ]
 
 
@@ -170,6 +171,15 @@ def json_problem(frame: Frame, exc: Exception) -> Fail:
         None,
         f"frame {frame.index} ({frame.event}): data is not valid JSON ({exc})",
     )
+
+
+def last_value(documents: Sequence[Mapping[str, Any]], key: str, kind: type) -> Any:
+    """``key``'s value in the last of ``documents`` where it is a ``kind``; None if none."""
+    for document in reversed(documents):
+        value = document.get(key)
+        if isinstance(value, kind):
+            return value
+    return None
 
 
 def int_or_none(value: Any) -> int | None:

@@ -51,7 +51,14 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import (
+    NOT_PARSED,
+    Adapter,
+    fail_from_error_object,
+    int_or_none,
+    json_problem,
+    last_value,
+)
 
 __all__ = [
     "DONE_FINISH_REASONS",
@@ -270,21 +277,15 @@ class GeminiAdapter(Adapter):
 
     def _note_last(self, responses: list[dict[str, Any]]) -> None:
         """What _response records of each response in turn, done from the last one back."""
-        for response in reversed(responses):
-            model = response.get("modelVersion")
-            if isinstance(model, str):
-                self.model = model
-                break
-        for response in reversed(responses):
-            response_id = response.get("responseId")
-            if isinstance(response_id, str):
-                self.response_id = response_id
-                break
-        for response in reversed(responses):
-            usage = response.get("usageMetadata")
-            if isinstance(usage, dict):
-                self.usage = usage
-                break
+        model = last_value(responses, "modelVersion", str)
+        if model is not None:
+            self.model = model
+        response_id = last_value(responses, "responseId", str)
+        if response_id is not None:
+            self.response_id = response_id
+        usage = last_value(responses, "usageMetadata", dict)
+        if usage is not None:
+            self.usage = usage
 
     def eof_note(self) -> str | None:
         """Say what was missing when the bytes end without a ``finishReason``."""

@@ -33,7 +33,14 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import (
+    NOT_PARSED,
+    Adapter,
+    fail_from_error_object,
+    int_or_none,
+    json_problem,
+    last_value,
+)
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
 
@@ -193,16 +200,12 @@ class OpenAIChatAdapter(Adapter):
 
     def _note_last(self, chunks: list[dict[str, Any]]) -> None:
         """:meth:`_note`'s model and id of each chunk in turn, found from the last one back."""
-        for chunk in reversed(chunks):
-            model = chunk.get("model")
-            if isinstance(model, str):
-                self.model = model
-                break
-        for chunk in reversed(chunks):
-            response_id = chunk.get("id")
-            if isinstance(response_id, str):
-                self.response_id = response_id
-                break
+        model = last_value(chunks, "model", str)
+        if model is not None:
+            self.model = model
+        response_id = last_value(chunks, "id", str)
+        if response_id is not None:
+            self.response_id = response_id
 
     def _note(self, chunk: dict[str, Any]) -> None:
         """What every chunk may update: the model, the response id, the usage."""
