@@ -13,7 +13,7 @@ resident set (``VmHWM``) when it exits:
 - **baseline**: ``inspector check FILE`` on the same file in the same run —
   it reads and normalizes the stream once, the least any export must do;
 - with ``--compare DIR``: the same export run by the code in ``DIR`` (another
-  checkout, say the one before a change: ``--compare /work/base``), in the
+  checkout, say the one before a change: ``--compare ../old-checkout``), in the
   same run, so the before/after columns share the machine's load.
 
 Reported per stream: MB/s of the raw SSE bytes, export time ÷ baseline

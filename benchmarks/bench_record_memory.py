@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_record_memory                # 10, 50, 200 MB
     python -m benchmarks.bench_record_memory --quick        # 5, 20 MB
-    python -m benchmarks.bench_record_memory --sizes 10,100 --base /work/base --code DIR
+    python -m benchmarks.bench_record_memory --sizes 10,100 --base ../old-checkout --code DIR
 
 Fresh processes, as a user runs them: ``inspector serve`` plays a generated
 OpenAI Chat capture of N MB (``benchmarks.streams``, recorded in 16 KiB
