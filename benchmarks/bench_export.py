@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .memory import write_capture
+from .peak import PEAK_KIB_SOURCE
 from .streams import GENERATORS, frames_in
 
 __all__ = ["ExportRow", "build_capture", "main", "measure", "render", "run_command"]
@@ -45,21 +46,13 @@ MB = 1_000_000
 
 # Runs the CLI in this interpreter, then prints its CPU seconds and peak RSS (KiB) on
 # stderr's last lines.
-_WRAPPER = """
+_WRAPPER = (
+    """
 import sys
 from inspector.cli import main
-
-def peak_kib():
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
+"""
+    + PEAK_KIB_SOURCE
+    + """
 def cpu_seconds():
     import resource
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -73,6 +66,7 @@ finally:
     print("PEAK_KIB", peak_kib(), file=sys.stderr)
 sys.exit(code)
 """
+)
 
 
 @dataclass(frozen=True)

@@ -28,26 +28,18 @@ from pathlib import Path
 from inspector.capture import CaptureWriter, load_recording
 from inspector.session import load_trace
 
+from .peak import PEAK_KIB_SOURCE
 from .streams import GENERATORS, frames_in
 
 __all__ = ["MemoryResult", "measure_memory", "write_capture"]
 
-_RSS_SCRIPT = """
-import gc, json, resource, sys
+_RSS_SCRIPT = (
+    """
+import gc, json, sys
 from inspector.session import load_trace
-
-def peak_kib():
-    # VmHWM belongs to this process image; ru_maxrss would carry the parent's
-    # peak across fork + exec on Linux.
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
+"""
+    + PEAK_KIB_SOURCE
+    + """
 load_trace(sys.argv[2])  # imports and first-use caches, off the measurement
 gc.collect()
 before = peak_kib()
@@ -55,6 +47,7 @@ trace = load_trace(sys.argv[1])
 after = peak_kib()
 print(json.dumps({"before_kib": before, "after_kib": after, "frames": len(trace.frames)}))
 """
+)
 
 
 @dataclass
