@@ -360,7 +360,7 @@ def _parse_capture_lines(file: IO[bytes], path: str, name: str, limit: int) -> R
                 try:
                     record = loads(line)
                 except orjson.JSONDecodeError:
-                    pass
+                    pass  # _line_problem below reports it, in its own words
                 else:
                     if type(record) is dict and record.get("type") == "chunk" and rec.end is None:
                         time = record.get("t")

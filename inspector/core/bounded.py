@@ -154,10 +154,10 @@ class _Discard(list[Any]):
     """Content not kept: a block's text, signature and citations in a bounded trace."""
 
     def append(self, item: Any, /) -> None:
-        pass
+        """Drop ``item``: the capture file has the bytes it came from."""
 
     def extend(self, items: Iterable[Any], /) -> None:
-        pass
+        """Drop ``items``, as :meth:`append` does."""
 
 
 class _Counted(dict[int, IntColumn]):

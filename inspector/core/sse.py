@@ -775,7 +775,7 @@ class FrameDecoder:
         try:
             return list(map(seen.__getitem__, heads))
         except KeyError:
-            pass
+            pass  # a head not seen yet: checked and remembered one by one below
         names: list[str] = []
         for line in heads:
             name = seen.get(line)
