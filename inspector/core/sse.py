@@ -53,11 +53,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import add, itemgetter, sub
-from typing import Final, overload
+from typing import Final
+
+from .sequences import IndexedSequence
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
@@ -120,7 +122,7 @@ class Frame:
         return self.end - self.start
 
 
-class FrameRun(Sequence[Frame]):
+class FrameRun(IndexedSequence[Frame]):
     """Consecutive plain events of one chunk, kept as columns; frames built on access.
 
     What :meth:`FrameDecoder.feed_runs` gives for a run of events that all have
@@ -181,20 +183,7 @@ class FrameRun(Sequence[Frame]):
         """The index of the run's last frame."""
         return self.first_index + len(self.payloads) - 1
 
-    @overload
-    def __getitem__(self, at: int) -> Frame: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> list[Frame]: ...
-
-    def __getitem__(self, at: int | slice) -> Frame | list[Frame]:
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
-        n = len(self.payloads)
-        if at < 0:
-            at += n
-        if not 0 <= at < n:
-            raise IndexError("FrameRun index out of range")
+    def _get(self, at: int) -> Frame:
         bounds = self.bounds
         return Frame(
             self.first_index + at, self.events[at], self.payloads[at].decode("utf-8", "replace"),
@@ -235,7 +224,7 @@ class FrameRun(Sequence[Frame]):
 Decoded = Frame | FrameRun
 
 
-class Frames(Sequence[Frame]):
+class Frames(IndexedSequence[Frame]):
     """Frames and :class:`FrameRun` columns, in order, read as one sequence of frames.
 
     What a normalizer hands its trace's frame log: the log stores a run's
@@ -258,23 +247,11 @@ class Frames(Sequence[Frame]):
     def __len__(self) -> int:
         return self._index()[-1]
 
-    @overload
-    def __getitem__(self, at: int) -> Frame: ...
-
-    @overload
-    def __getitem__(self, at: slice) -> list[Frame]: ...
-
-    def __getitem__(self, at: int | slice) -> Frame | list[Frame]:
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
+    def _get(self, at: int) -> Frame:
         offsets = self._index()
-        if at < 0:
-            at += offsets[-1]
-        if not 0 <= at < offsets[-1]:
-            raise IndexError("Frames index out of range")
         k = bisect_right(offsets, at) - 1
         item = self.items[k]
-        return item if isinstance(item, Frame) else item[at - offsets[k]]
+        return item if isinstance(item, Frame) else item._get(at - offsets[k])
 
 
 def flatten(items: list[Decoded]) -> list[Frame]:

@@ -42,16 +42,16 @@ decode nothing.
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import orjson
 
+from .sequences import IndexedSequence
 from .sse import Frame, FrameRun, Frames, Tail, parse_span
 
 __all__ = [
@@ -169,37 +169,8 @@ class IntColumn(_IntArray):
         return f"IntColumn({self.tolist()!r})"
 
 
-class _Log(Sequence[T]):
-    """Read-only sequence behaviour shared by the logs: slices, equality, repr."""
-
-    @abstractmethod
-    def _get(self, index: int) -> T:
-        """Element ``index`` (0 ≤ index < len), built from the stored columns."""
-
-    @abstractmethod
-    def __len__(self) -> int:
-        """How many elements are stored."""
-
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | list[T]:
-        if isinstance(index, slice):
-            return [self._get(i) for i in range(*index.indices(len(self)))]
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"{type(self).__name__} index out of range")
-        return self._get(index)
-
-    def __iter__(self) -> Iterator[T]:
-        get = self._get
-        for i in range(len(self)):
-            yield get(i)
+class _Log(IndexedSequence[T]):
+    """What the logs share besides reading by index: equality and repr."""
 
     def __eq__(self, other: object) -> bool:
         return _same_items(self, other)
