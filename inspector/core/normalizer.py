@@ -9,7 +9,7 @@ then :meth:`Normalizer.finish` with how the transport ended.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .actions import Delta, Heartbeat
@@ -232,11 +232,7 @@ class Normalizer:
             block, kind, texts = feed_run(events, datas, i, index)
             if texts:
                 # A run of plain deltas (see Adapter.feed_run): one event per frame.
-                applied = machine.apply_deltas(block, kind, texts, frame.index)
-                if applied is not None:
-                    starts.extend(applied)  # each frame's one event
-                else:
-                    self._one_by_one(frames[i : i + len(texts)], block, kind, texts)
+                self._plain_deltas(frames, i, block, kind, texts, frame.index)
                 i += len(texts)
                 continue
             starts.append(len(event_frame))
@@ -267,11 +263,7 @@ class Normalizer:
                 return
             block, kind, texts = adapter.feed_run(run.events, run.payloads, i, first)
             if texts:
-                applied = machine.apply_deltas(block, kind, texts, first + i)
-                if applied is not None:
-                    starts.extend(applied)  # each frame's one event
-                else:
-                    self._one_by_one(run[i : i + len(texts)], block, kind, texts)
+                self._plain_deltas(run, i, block, kind, texts, first + i)
                 i += len(texts)
                 continue
             starts.append(len(event_frame))
@@ -280,7 +272,23 @@ class Normalizer:
                 machine.apply(action, frame.index)
             i += 1
 
-    def _one_by_one(self, frames: list[Frame], block: int, kind: str, texts: list[str]) -> None:
+    def _plain_deltas(
+        self,
+        frames: Sequence[Frame],
+        i: int,
+        block: int,
+        kind: str,
+        texts: list[str],
+        index: int,
+    ) -> None:
+        """Record the deltas of the plain frames from ``frames[i]`` (frame ``index``)."""
+        applied = self.machine.apply_deltas(block, kind, texts, index)
+        if applied is not None:
+            self.trace.frame_event_start.extend(applied)  # each frame's one event
+        else:
+            self._one_by_one(frames[i : i + len(texts)], block, kind, texts)
+
+    def _one_by_one(self, frames: Sequence[Frame], block: int, kind: str, texts: list[str]) -> None:
         # The machine would not take the run whole (say, its block is not open): the
         # deltas go one at a time, as feed's loop applies them, for the same refusal.
         machine = self.machine
