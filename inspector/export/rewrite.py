@@ -358,8 +358,11 @@ class _BodyRewriter:
         self.mask_text = ctx.mask_text
         self.out = bytearray(body)
         # 0xFF: inside a string handled on its own (the final scan skips it).
-        # Kept strings — keys, types, models — are left to that scan.
-        self.covered = bytearray(len(body))
+        # Kept strings — keys, types, models — are left to that scan. Made
+        # from the strings once the body is let go of (:meth:`cover_strings`):
+        # a mask as long as the body, beside the body and its edited copy,
+        # was the export's peak of memory.
+        self.covered = bytearray()
         self.streams: dict[tuple[Any, ...], list[_String]] = {}
         self.singles: list[_String] = []
         self.templates: dict[tuple[bytes, Any, Any], _Template] = {}
@@ -482,13 +485,10 @@ class _BodyRewriter:
             return False
         # Where each part ends, quotes not counted: part i (string (i-1)/2) starts i bytes later.
         ends = list(itertools.accumulate(map(len, parts)))
-        covered = self.covered
         stream: list[_String] = []
         for i, path, treatment, plan, role in template.values:
             raw = parts[i]
             start = base + ends[i - 1] + i
-            width = len(raw)
-            covered[start : start + width] = b"\xff" * width
             if role is _ROLE_ID:
                 first = self.id_repeats.get(raw)
                 if first is not None:  # an id seen before: decided once, written everywhere
@@ -577,16 +577,11 @@ class _BodyRewriter:
             except UnicodeDecodeError:
                 return False
         grown = len(text)
-        covered = self.covered
         for at, raw, treatment, role, after in run.entries:
             if raw is None:  # the text
-                start = base + at
-                covered[start : start + grown] = b"\xff" * grown
-                run.stream.append(_String(text, start, treatment))
+                run.stream.append(_String(text, base + at, treatment))
                 continue
             start = base + at + (grown if after else 0)
-            width = len(raw)
-            covered[start : start + width] = b"\xff" * width
             if role is _ROLE_ID:
                 first = self.id_repeats.get(raw)
                 if first is not None:
@@ -609,18 +604,11 @@ class _BodyRewriter:
         units: Units | None = None,
     ) -> _String:
         """A string of a document read by the lexer; ``units`` when it is not JSON content."""
-        covered = self.covered
         if len(segments.joined_starts) == 1:
-            base = segments.body_starts[0] + start
-            covered[base : base + len(raw)] = b"\xff" * len(raw)
-            string = _String(raw, base, treatment)
-            string._units = units
-            return string
-        string = _String(raw, -1, treatment, segments, start)
+            string = _String(raw, segments.body_starts[0] + start, treatment)
+        else:
+            string = _String(raw, -1, treatment, segments, start)
         string._units = units
-        for offset, width in zip(string.offsets, string.units.widths, strict=True):
-            if offset >= 0:
-                covered[offset : offset + width] = b"\xff" * width
         return string
 
     def _number(
@@ -785,6 +773,28 @@ class _BodyRewriter:
                 for start in repeats:
                     out[start : start + width] = blob
 
+    def cover_strings(self) -> None:
+        """Mark every byte of every string handled on its own as covered (0xFF).
+
+        Every such string is in a stream or among the singles, and an id
+        written again is at the starts its first string lists: together they
+        are exactly the bytes the collection handled.
+        """
+        covered = self.covered = bytearray(len(self.out))
+        for strings in (*self.streams.values(), self.singles):
+            for string in strings:
+                if string.segments is None:
+                    start, width = string.base, len(string.raw)
+                    covered[start : start + width] = b"\xff" * width
+                    continue
+                for offset, width in zip(string.offsets, string.units.widths, strict=True):
+                    if offset >= 0:
+                        covered[offset : offset + width] = b"\xff" * width
+        for first, repeats in self.id_repeats.values():
+            width = len(first.raw)
+            for start in repeats:
+                covered[start : start + width] = b"\xff" * width
+
     def release_strings(self) -> None:
         """Drop every string and template once applied (most of the rewriter's memory)."""
         self.streams = {}
@@ -911,6 +921,7 @@ def rewrite_owned(holder: list[bytes], ctx: Context, *, whole_json: bool = False
     rewriter.body = b""  # every string is read: only the edited copy is needed now
     rewriter.decide()
     rewriter.apply()
+    rewriter.cover_strings()
     rewriter.release_strings()  # the final scan reads only the bytes and the covered mask
     rewriter.scan_outside_strings()
     # Free the rewriter's strings and masks before the result is copied out.
