@@ -84,14 +84,33 @@ def provider_unknown(rec: Recording) -> ProviderUnknown:
     )
 
 
-def trace_recording(rec: Recording, provider: str | None = None, *, consume: bool = False) -> Trace:
+def trace_recording(
+    rec: Recording,
+    provider: str | None = None,
+    *,
+    consume: bool = False,
+    as_received: bool = True,
+) -> Trace:
     """Normalize a recording into a trace (raises :class:`ProviderUnknown`).
 
     ``consume=True`` empties ``rec.chunks`` as they are fed, for a caller that
     keeps the recording for nothing else: the trace holds the bytes anyway,
     so the two copies are never all there at once.
+
+    ``as_received=False`` feeds the chunks joined into pieces of
+    :data:`JOINED_PIECE` bytes, as :func:`load_trace` does (see there: the
+    same events, problems and frame spans; the pieces' chunk table). When a
+    line or event went over the decoder's bound, whose report depends on the
+    chunking, the recording is normalized again as received — unless
+    ``consume`` gave its chunks away: then the joined trace is returned.
     """
-    return _trace(rec, provider, _handed_over(rec.chunks) if consume else rec.chunks)
+    chunks = _handed_over(rec.chunks) if consume else rec.chunks
+    if as_received or len(rec.chunks) < 2:
+        return _trace(rec, provider, chunks)
+    trace = _trace(rec, provider, _joined(chunks, JOINED_PIECE))
+    if trace.decoder_error is not None and not consume:
+        trace = _trace(rec, provider, rec.chunks)
+    return trace
 
 
 def _trace(rec: Recording, provider: str | None, chunks: Iterable[tuple[float, bytes]]) -> Trace:
@@ -147,14 +166,10 @@ def load_trace(path: str | Path, provider: str | None = None, *, as_received: bo
     """
     with _collector_paused():
         rec = read_recording(path)
-        if as_received or len(rec.chunks) < 2:
-            return _trace(rec, provider, _handed_over(rec.chunks))
-        trace = _trace(rec, provider, _joined(rec.chunks, JOINED_PIECE))
-        if trace.decoder_error is not None:
-            # A line or event over the decoder's bound is reported with the bytes
-            # received when it was found out, which depends on the chunking.
-            trace = _trace(rec, provider, rec.chunks)
-        return trace
+        joined = not as_received and len(rec.chunks) > 1
+        # As received, the chunks are let go of as they are fed; joined, they
+        # are kept for the rare second pass as received.
+        return trace_recording(rec, provider, consume=not joined, as_received=not joined)
 
 
 #: The size of the pieces ``load_trace(..., as_received=False)`` feeds (the
@@ -162,13 +177,14 @@ def load_trace(path: str | Path, provider: str | None = None, *, as_received: bo
 JOINED_PIECE: Final = 256 * 1024
 
 
-def _joined(chunks: list[tuple[float, bytes]], size: int) -> Iterator[tuple[float, bytes]]:
+def _joined(chunks: Iterable[tuple[float, bytes]], size: int) -> Iterator[tuple[float, bytes]]:
     """The chunks' bytes in order, joined into pieces of about ``size`` bytes.
 
     A piece is timed as its last chunk: all of its bytes had arrived by then.
     """
     piece: list[bytes] = []
     held = 0
+    time = 0.0
     for time, data in chunks:
         piece.append(data)
         held += len(data)
@@ -176,7 +192,7 @@ def _joined(chunks: list[tuple[float, bytes]], size: int) -> Iterator[tuple[floa
             yield time, b"".join(piece)
             piece, held = [], 0
     if piece:
-        yield chunks[-1][0], b"".join(piece)
+        yield time, b"".join(piece)
 
 
 def _handed_over(chunks: list[tuple[float, bytes]]) -> Iterator[tuple[float, bytes]]:

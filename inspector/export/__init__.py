@@ -399,7 +399,7 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     difference, or a removed secret found again in an output.
     """
     outputs = _Outputs()
-    done = _prepare(rec, options, outputs, keep_traces=True)
+    done = _prepare(rec, options, outputs, keep_traces=True, as_received=True)
     assert done.original is not None and done.exported is not None
     return PreparedExport(
         done.names, outputs.data, done.report, done.original, done.exported, done.ledger
@@ -423,8 +423,17 @@ def _prepare(
     *,
     keep_traces: bool,
     consume: bool = False,
+    as_received: bool = False,
 ) -> _Rendered:
     """:func:`prepare_export`, keeping the two traces only with ``keep_traces``.
+
+    Both captures are normalized the same way: joined into large pieces
+    (the decoder's fast paths), or chunk by chunk with ``as_received`` (the
+    traces :func:`prepare_export` hands out). Joined is as strict: the
+    decoder makes the same frames, spans and events for any chunking, both
+    are cut at the same places (their chunk times and sizes are compared
+    first), and a stream that went over a decoder bound — whose report
+    depends on the chunking — is normalized as received on both sides.
 
     Without it each trace is freed as soon as it has been read — the
     original once its layout is known, before the anonymized one is built;
@@ -447,7 +456,8 @@ def _prepare(
         names["pytest"] = pytest_file_name(options.test_prefix + name)
     names["report"] = name + ".report.json"
 
-    first = trace_recording(rec, provider)
+    first = trace_recording(rec, provider, as_received=as_received)
+    as_received = as_received or first.decoder_error is not None
     before = _layout(_chunk_columns(rec), first, summarize(first))
     original = first if keep_traces else None
     del first  # without keep_traces, freed before the second trace is built
@@ -472,7 +482,9 @@ def _prepare(
     files.add(names["capture"], capture_bytes)
     del capture_bytes
     # Each chunk let go of as it is fed: the trace keeps their bytes anyway.
-    exported: Trace | None = trace_recording(parsed, provider, consume=True)
+    exported: Trace | None = trace_recording(
+        parsed, provider, consume=True, as_received=as_received
+    )
     assert exported is not None
     del parsed
     # One pass over its events: the skeleton, the report's counts, the texts the leak scan reads.
