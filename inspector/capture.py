@@ -61,6 +61,7 @@ __all__ = [
     "load_recording",
     "open_regular_file",
     "parse_recording",
+    "parse_recording_file",
     "read_recording",
 ]
 
@@ -157,8 +158,17 @@ def parse_recording(raw: bytes, path: str = "<bytes>") -> Recording:
     Never raises: what :func:`read_recording` would refuse becomes the only
     problem of an empty ``raw`` recording.
     """
+    return parse_recording_file(io.BytesIO(raw), path, len(raw))
+
+
+def parse_recording_file(file: IO[bytes], path: str, size: int) -> Recording:
+    """:func:`parse_recording` of an open binary file of ``size`` bytes, named ``path``.
+
+    The file is read a piece at a time, like one :func:`read_recording`
+    opens: its bytes are never all held at once (for a capture).
+    """
     try:
-        return _read_stream(io.BytesIO(raw), path, safe_path(path), len(raw))
+        return _read_stream(file, path, safe_path(path), size)
     except UnreadableInput as exc:
         return Recording(path, "raw", problems=[str(exc)])
 

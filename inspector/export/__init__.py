@@ -26,16 +26,23 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import io
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import IO, Any, Final, NamedTuple
 
 import orjson
 
-from ..capture import Recording, chunk_record, load_recording, parse_recording
+from ..capture import (
+    Recording,
+    chunk_record,
+    load_recording,
+    parse_recording,
+    parse_recording_file,
+)
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, iter_stream_files
@@ -201,8 +208,23 @@ def _capture_lines(
     header: dict[str, Any] | None, chunks: Iterable[tuple[float, bytes]], end: TransportEnd | None
 ) -> bytes:
     """The JSON Lines of a capture with this header, chunks and end."""
-    # One growing buffer: a list of orjson's small results would cost a few
-    # KiB of allocation each (tens of times the capture's size).
+    return b"".join(_capture_pieces(header, chunks, end))
+
+
+#: About how many bytes of capture lines :func:`_capture_pieces` hands out at a time.
+_CAPTURE_PIECE: Final = 256 * 1024
+
+
+def _capture_pieces(
+    header: dict[str, Any] | None, chunks: Iterable[tuple[float, bytes]], end: TransportEnd | None
+) -> Iterator[bytes]:
+    """:func:`_capture_lines` in pieces of whole lines, about :data:`_CAPTURE_PIECE` bytes each.
+
+    Written to disk as they come, a capture is never held whole beside the
+    body it is cut from.
+    """
+    # One growing buffer a piece: a list of orjson's small results would cost a
+    # few KiB of allocation each (tens of times the capture's size).
     out = bytearray(orjson.dumps(header))
     out += b"\n"
     dumps = orjson.dumps
@@ -217,12 +239,15 @@ def _capture_lines(
             record["t"] = time
         out += dumps(record)
         out += b"\n"
+        if len(out) >= _CAPTURE_PIECE:
+            yield bytes(out)
+            out.clear()
     if end is not None:
         out += orjson.dumps(
             {"type": "end", "t": end.time, "reason": end.reason, "error": end.error}
         )
         out += b"\n"
-    return bytes(out)
+    yield bytes(out)
 
 
 def _provider(rec: Recording, requested: str | None) -> str:
@@ -351,6 +376,18 @@ class _Outputs(Mapping[str, bytes]):
             return self.data[name]
         return self.staged[name].read_bytes()
 
+    def open(self, name: str) -> IO[bytes]:
+        """One output, opened for reading (from memory, or its staged file)."""
+        if self.directory is None:
+            return io.BytesIO(self.data[name])
+        return self.staged[name].open("rb")
+
+    def size(self, name: str) -> int:
+        """One output's size in bytes."""
+        if self.directory is None:
+            return len(self.data[name])
+        return self.staged[name].stat().st_size
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.data if self.directory is None else self.staged)
 
@@ -465,22 +502,24 @@ def _prepare(
     body, header, end, ledger = _anonymize_body(
         rec, mask_text=options.text == "mask", keep_request=options.keep_request, consume=consume
     )
-    # Cut back into chunks one at a time, as they are written: never a list of them.
-    capture_bytes = (
-        body
-        if rec.kind == "raw"
-        else _capture_lines(header, _cut(body, before.chunk_times, before.chunk_sizes), end)
-    )
+    if rec.kind == "raw":
+        parsed = parse_recording(body, names["capture"])
+        if [data for _, data in parsed.chunks] == [body]:
+            # The reader made its own copy of a raw body (the trace keeps it): one is enough.
+            body = parsed.chunks[0][1]
+        # Staged before it is normalized, so the rendering is not held beside the
+        # trace (a refusal below discards it with the rest).
+        files.add(names["capture"], body)
+    else:
+        # Cut back into chunks one at a time and written a piece at a time, then
+        # read back as a reader of the file would: never the whole file in memory.
+        chunks = _cut(body, before.chunk_times, before.chunk_sizes)
+        files.add(names["capture"], _capture_pieces(header, chunks, end))
+        del chunks
+        with files.open(names["capture"]) as file:
+            parsed = parse_recording_file(file, names["capture"], files.size(names["capture"]))
     del body, header, end
-    parsed = parse_recording(capture_bytes, names["capture"])
-    if parsed.kind == "raw" and [data for _, data in parsed.chunks] == [capture_bytes]:
-        # The reader made its own copy of a raw body (the trace keeps it): one is enough.
-        capture_bytes = parsed.chunks[0][1]
     columns = _chunk_columns(parsed)
-    # Staged before it is normalized, so the rendering is not held beside the
-    # trace (a refusal below discards it with the rest).
-    files.add(names["capture"], capture_bytes)
-    del capture_bytes
     # Each chunk let go of as it is fed: the trace keeps their bytes anyway.
     exported: Trace | None = trace_recording(
         parsed, provider, consume=True, as_received=as_received
