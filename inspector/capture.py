@@ -289,7 +289,10 @@ def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording
     try:
         head = file.read(_HEAD_BYTES)
         if not _is_capture(head):
-            body = head + file.read(max(limit - len(head), 0) + 1)
+            # Read again from the start in one piece: head + the rest would
+            # hold the body twice at its peak.
+            file.seek(0)
+            body = file.read(max(limit, len(head)) + 1)
             if len(body) > limit:
                 raise UnreadableInput(
                     f"{name}: more than {_sizeof(limit)}, the most this inspector reads"
