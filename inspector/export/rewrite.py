@@ -34,6 +34,7 @@ import bisect
 import itertools
 import operator
 import re
+from array import array
 from collections.abc import Callable, Iterator
 from typing import Any, Final, NamedTuple
 
@@ -370,7 +371,8 @@ class _BodyRewriter:
         self.key_getters: dict[bytes, Callable[[list[bytes]], Any]] = {}
         # A simple id string (ASCII, no escape) seen in a template document:
         # its first string, and where the same bytes recur (written like it).
-        self.id_repeats: dict[bytes, tuple[_String, list[int]]] = {}
+        # (The starts in an array: a list would hold an int object for each.)
+        self.id_repeats: dict[bytes, tuple[_String, array[int]]] = {}
         self.run: _Run | None = None  # the last one-text document filed by template
         self.clean_ids: dict[str, bool] = {}  # id -> holds no secret
 
@@ -497,7 +499,7 @@ class _BodyRewriter:
                 string = _String(raw, start, treatment)
                 self.singles.append(string)
                 if raw.isascii() and b"\\" not in raw:
-                    self.id_repeats[raw] = (string, [])
+                    self.id_repeats[raw] = (string, array("q"))
             elif role is _ROLE_STREAMED_BY_NUMBERS:
                 known = template.keys.get((i, between))
                 if known is None:
@@ -590,7 +592,7 @@ class _BodyRewriter:
                 string = _String(raw, start, treatment)
                 self.singles.append(string)
                 if raw.isascii():  # (no backslash: the document has none)
-                    self.id_repeats[raw] = (string, [])
+                    self.id_repeats[raw] = (string, array("q"))
             else:
                 self.singles.append(_String(raw, start, treatment))
         return True
