@@ -12,7 +12,8 @@ Two searches, over every output file *and what it decodes to*:
 What a file decodes to: its bytes; for a capture, its chunks joined (``b64``
 ones decoded); each of those with JSON/backslash escapes undone up to
 :data:`UNESCAPE_DEPTH` times (JSON inside JSON inside JSON) and
-percent-encoding undone; and the texts the caller assembles from the
+percent-encoding undone (each text is decoded on its own, then the
+undone escapes as well); and the texts the caller assembles from the
 normalized stream (every block's deltas joined, so a key cut across
 fragments, frames or chunks is whole again).
 
@@ -114,9 +115,13 @@ def needles(secret: str) -> list[tuple[str, bytes]]:
     return [(form, needle) for needle, form in forms.items()]
 
 
-def _unescape(text: str) -> str:
-    """Backslash escapes (JSON's and Python's) undone, in C; broken ones kept as they are."""
-    data = text.encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
+def _unescape(holder: list[str]) -> str:
+    """Backslash escapes (JSON's and Python's) undone, in C; broken ones kept as they are.
+
+    The text is taken out of ``holder`` and let go of once encoded: a caller
+    that held it only there never has the text, its bytes and the result at once.
+    """
+    data = holder.pop().encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "invalid escape sequence" for \q
         return codecs.decode(data, "unicode_escape", "backslashreplace")
@@ -172,18 +177,28 @@ def _capture_parts(data: bytes) -> tuple[bytearray, bytes] | None:
     return body, b"\n".join(records)
 
 
-def _decodings(text: str, form: str) -> Iterator[tuple[str, str]]:
-    """``text`` and what it decodes to, one at a time: ``(form, text)``."""
+def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
+    """The text in ``holder`` and what it decodes to, one at a time: ``(form, text)``.
+
+    The text is taken out of ``holder``, and each text is let go of here
+    once the next is made: with a caller that drops what it was handed
+    before asking for the next, a multi-MB text is held at most twice.
+    """
+    text = holder.pop()
     yield form, text
-    level = text
+    if _PERCENT.search(text):
+        yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
+    unescaped = False
     for depth in range(1, UNESCAPE_DEPTH + 1):
-        if "\\" not in level:
+        if "\\" not in text:
             break
-        level = _unescape(level)
-        yield f"{form}, unescaped x{depth}", level
-    for source in (text, level):
-        if _PERCENT.search(source):
-            yield f"{form}, percent-decoded", unquote(source, errors="surrogateescape")
+        holder.append(text)
+        del text
+        text = _unescape(holder)
+        unescaped = True
+        yield f"{form}, unescaped x{depth}", text
+    if unescaped and _PERCENT.search(text):
+        yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
 
 
 def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
@@ -196,20 +211,20 @@ def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
     """
     parts = _capture_parts(data)
     if parts is None:
-        text = data.decode("utf-8", "replace")
+        holder = [data.decode("utf-8", "replace")]
         del data
-        yield from _decodings(text, "as is")
+        yield from _decodings(holder, "as is")
         return
     del data
     # Every byte of a capture is in its records or, JSON-escaped once, in its
     # chunks: the body read as is holds the same text, one escape level down.
     body, records = parts
     del parts
-    yield from _decodings(records.decode("utf-8", "replace"), "header record")
+    yield from _decodings([records.decode("utf-8", "replace")], "header record")
     del records
-    text = body.decode("utf-8", "replace")
+    holder = [body.decode("utf-8", "replace")]
     del body  # only its text is read from here on
-    yield from _decodings(text, "stream body")
+    yield from _decodings(holder, "stream body")
 
 
 class _Needles:
@@ -287,7 +302,7 @@ def _sources(
     for name in files:
         yield name, _haystacks(files[name])
     for label, text in assembled:
-        yield label, _decodings(text, "as is")
+        yield label, _decodings([text], "as is")
 
 
 def scan_outputs(
@@ -308,6 +323,7 @@ def scan_outputs(
     for name, haystacks in _sources(files, assembled):
         for where, hay in haystacks:
             leak = removed.leak(name, hay, where) or _pattern_leak(name, hay, where)
+            del hay  # let go of before the next decoding is made
             if leak is not None:
                 leaks.append(leak)
                 break
