@@ -227,27 +227,29 @@ class GeminiAdapter(Adapter):
             except orjson.JSONDecodeError:
                 break
             stopped = data
-            if type(data) is not dict:
-                break
-            try:  # (subscripts, not get(): a missing key is rare, and means not plain)
+            # No type checks on the way down: of what orjson returns only a dict takes
+            # a str key and only a list or a str an int index, so any other shape
+            # raises (a str or a list at its str key, a number in issuperset) or fails
+            # a test of the dict it should be, and is not plain.
+            try:
                 candidates = data["candidates"]
                 if (
-                    type(candidates) is not list
-                    or len(candidates) != 1
+                    len(candidates) != 1
                     or not usual_top(data)
                     or (named and events[i] != "message")
                 ):
                     break
                 candidate = candidates[0]
-                if type(candidate) is not dict or not usual_candidate(candidate):
+                if not usual_candidate(candidate):
                     break
-                content = candidate["content"]
-                parts = content["parts"] if type(content) is dict else None
-                if type(parts) is not list or len(parts) != 1 or candidate.get("index", 0) != 0:
+                parts = candidate["content"]["parts"]
+                if len(parts) != 1 or candidate.get("index", 0) != 0:
                     break
                 part = parts[0]
-                text = part["text"] if type(part) is dict and len(part) == 1 else None
-            except KeyError:
+                if len(part) != 1:
+                    break
+                text = part["text"]
+            except (KeyError, TypeError):
                 break
             if type(text) is not str or not text:
                 break

@@ -145,6 +145,8 @@ class OpenAIChatAdapter(Adapter):
         loads = orjson.loads
         open_finish = self.finish_reason is None  # a finish_reason would be news
         chat = CHAT_EVENTS
+        # A decoder's run of data-only events is all "message": one C-level count.
+        named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
         for i in range(start, len(payloads)):
             try:
@@ -152,22 +154,28 @@ class OpenAIChatAdapter(Adapter):
             except orjson.JSONDecodeError:
                 break
             stopped = data
-            if type(data) is not dict:
-                break
-            try:  # (subscripts, not get(): a missing key is rare, and means not plain)
+            # No type checks on the way down: of what orjson returns only a dict takes
+            # a str key and only a list or a str an int index, so any other shape
+            # raises (a str choice or delta as well, at its str key) and is not plain.
+            try:
                 choices = data["choices"]
-                if type(choices) is not list or len(choices) != 1 or events[i] not in chat:
+                if len(choices) != 1 or (named and events[i] not in chat):
                     break
                 choice = choices[0]
-                delta = choice["delta"] if type(choice) is dict else None
-                if type(delta) is not dict or len(delta) != 1:
+                delta = choice["delta"]
+                if len(delta) != 1:
                     break
                 text = delta["content"]
-            except KeyError:
+                try:  # (subscripts, not get(): both keys are in every real chunk)
+                    index = choice["index"]
+                    finish = choice["finish_reason"]
+                except KeyError:
+                    index = choice.get("index", 0)
+                    finish = choice.get("finish_reason")
+            except (KeyError, TypeError):
                 break
-            if type(text) is not str or not text or choice.get("index", 0) != 0:
+            if type(text) is not str or not text or index != 0:
                 break
-            finish = choice.get("finish_reason")
             if open_finish and finish and isinstance(finish, str):
                 break
             if "error" in data and isinstance(data["error"], dict):
