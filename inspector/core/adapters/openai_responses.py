@@ -343,24 +343,31 @@ class OpenAIResponsesAdapter(Adapter):
             except orjson.JSONDecodeError:
                 break
             stopped = data
-            if type(data) is not dict:
-                break
-            try:  # (subscripts, not get(): a missing key is rare, and means not plain)
-                kind = data["type"]
-                field = fields.get(kind) if type(kind) is str else None
+            # No type checks on the way down: of what orjson returns only a dict takes
+            # a str key, and fields (str keys only) gives None for any other hashable
+            # type and raises for the rest; an exception here means not plain.
+            try:
+                field = fields.get(data["type"])
                 if field is None:
                     break
                 text = data["delta"]
                 output_index = data["output_index"]
-            except KeyError:
+                # (subscripts, not get(): these keys are in every real event)
+                try:
+                    part = data[field] if field else 0
+                except KeyError:
+                    part = 0
+                try:
+                    sequence = data["sequence_number"]
+                except KeyError:
+                    sequence = None
+            except (KeyError, TypeError):
                 break
             # (not an int: a bool is not one either, as _key says)
             if type(text) is not str or not text or type(output_index) is not int:
                 break
-            part = data.get(field, 0) if field else 0
             if output_index != output or type(part) is not int or part != sub:
                 break
-            sequence = data.get("sequence_number")
             if type(sequence) is int:
                 last_sequence = sequence
             append(text)
