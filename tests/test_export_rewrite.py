@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from inspector.capture import Recording
 from inspector.core.trace import TransportEnd
@@ -352,3 +354,41 @@ def test_the_final_scan_tells_covered_bytes_from_nul_bytes_of_the_stream(
     assert out.startswith(b": \x00[openai-key")
     texts = [f["choices"][0]["delta"]["content"] for f in frames(out) if f]
     assert texts == ["nul \x00[openai-key" + "*" * (len(KEY) - 12) + "]\x00 end"]
+
+
+NUL_PIECES = [
+    chat({"content": "plain"}),
+    chat({"content": KEY}),
+    chat({"content": "nul \x00" + KEY[:10]}),
+    b'data: {"choices": [{"delta": {"content": "broken \x00' + KEY.encode() + b"\x00\n\n",
+    b'data: {"id": "x\x00y", "choices": [{"delta": {"content": "a\x00'
+    + KEY.encode()
+    + b'"}}]}\n\n',
+    b": \x00" + KEY.encode() + b"\n\n",
+    b"event: e\x00" + KEY[:20].encode() + b"\ndata: {}\n\n",
+    b"data: \x00\x00\n\n",
+    b"\x00" + KEY.encode()[:12],
+    b": -----BEGIN RSA PRIVATE KEY-----\n\n",
+    b": -----END RSA PRIVATE KEY-----\n\n",
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(NUL_PIECES), max_size=12))
+@example([NUL_PIECES[-2], NUL_PIECES[7], NUL_PIECES[-1]])  # a key's block around covered NULs
+def test_the_final_scan_gives_the_same_body_whether_it_keeps_a_mask_or_not(
+    pieces: list[bytes],
+) -> None:
+    # Two ways to tell covered bytes from the stream's own NULs: the covered
+    # bytes blanked in place and put back (few NULs), or a mask of them
+    # (many NULs). They must remove exactly the same secrets.
+    from inspector.export import rewrite
+
+    body = b"".join(pieces)
+    outputs = []
+    for max_nuls in (1 << 20, -1):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rewrite, "_MAX_NULS", max_nuls)
+            outputs.append(body_of(recording(body)))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0]) == len(body)

@@ -188,8 +188,8 @@ _STRING = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)  # unrolled: one step
 _NUMBER_BYTES: Final = b"0123456789.eE+-"
 # Shapes remembered per body (a stream has a handful; a hostile one, many).
 _MAX_TEMPLATES: Final = 4096
-_BLOCK: Final = 1 << 16  # bytes per step of the covered-byte blanking (small: no big temporaries)
-# NUL bytes in a body up to which the final scan lists the covered ones and gives up its mask.
+_BLOCK: Final = 1 << 16  # bytes per step of a body-sized copy (small: no big temporaries)
+# NUL bytes in a body up to which the final scan lists the covered ones rather than keep a mask.
 _MAX_NULS: Final = 4096
 _STREAMED: Final = frozenset({Treatment.TEXT, Treatment.JSON_TEXT, Treatment.PROMPT})
 # How a template's value is filed: an id (decided once per distinct value),
@@ -358,11 +358,12 @@ class _BodyRewriter:
         self.ctx = ctx
         self.mask_text = ctx.mask_text
         self.out = bytearray(body)
-        # 0xFF: inside a string handled on its own (the final scan skips it).
-        # Kept strings — keys, types, models — are left to that scan. Made
-        # from the strings once the body is let go of (:meth:`cover_strings`):
-        # a mask as long as the body, beside the body and its edited copy,
-        # was the export's peak of memory.
+        # Where the strings handled on its own are (the final scan skips them):
+        # noted once every string is read (:meth:`note_covered`). Kept strings
+        # — keys, types, models — are left to that scan. A mask (0xFF: covered)
+        # only for a body with many NULs (:meth:`_masked_text`).
+        self.covered_starts: array[int] = array("q")
+        self.covered_widths: array[int] = array("q")
         self.covered = bytearray()
         self.streams: dict[tuple[Any, ...], list[_String]] = {}
         self.singles: list[_String] = []
@@ -775,27 +776,29 @@ class _BodyRewriter:
                 for start in repeats:
                     out[start : start + width] = blob
 
-    def cover_strings(self) -> None:
-        """Mark every byte of every string handled on its own as covered (0xFF).
+    def note_covered(self) -> None:
+        """Note where every string handled on its own is: the covered bytes, as ranges.
 
         Every such string is in a stream or among the singles, and an id
         written again is at the starts its first string lists: together they
-        are exactly the bytes the collection handled.
+        are exactly the bytes the collection handled. Kept as two arrays
+        (starts and widths), not a mask as long as the body.
         """
-        covered = self.covered = bytearray(len(self.out))
+        starts, widths = self.covered_starts, self.covered_widths = array("q"), array("q")
+        add_start, add_width = starts.append, widths.append
         for strings in (*self.streams.values(), self.singles):
             for string in strings:
                 if string.segments is None:
-                    start, width = string.base, len(string.raw)
-                    covered[start : start + width] = b"\xff" * width
+                    add_start(string.base)
+                    add_width(len(string.raw))
                     continue
                 for offset, width in zip(string.offsets, string.units.widths, strict=True):
                     if offset >= 0:
-                        covered[offset : offset + width] = b"\xff" * width
+                        add_start(offset)
+                        add_width(width)
         for first, repeats in self.id_repeats.values():
-            width = len(first.raw)
-            for start in repeats:
-                covered[start : start + width] = b"\xff" * width
+            starts.extend(repeats)
+            widths.extend(array("q", [len(first.raw)]) * len(repeats))
 
     def release_strings(self) -> None:
         """Drop every string and template once applied (most of the rewriter's memory)."""
@@ -807,46 +810,80 @@ class _BodyRewriter:
         self.run = None
         self.clean_ids = {}
 
-    def _uncovered_text(self) -> tuple[str, set[int] | None]:
-        """The body with every covered byte made NUL: what the final scan reads.
+    def _blanked_text(self) -> tuple[str, bytearray]:
+        """The body with every covered byte made NUL, and the covered bytes: the final scan's text.
 
-        Done as integer OR then XOR with the mask in blocks, in C: the covered
-        strings (already scanned, often full of escapes) cost nothing more
-        here. NUL, like any byte no pattern names, matches only where any
-        character does (and such a match over a covered byte is skipped); it
-        also lower-cases to no rule's literal, so most rules are not even run
-        (0xFF, read as ``ÿ``, lower-cased to ``?`` — the query-secret rule's).
+        The covered strings (already scanned, often full of escapes) cost
+        nothing more here. NUL, like any byte no pattern names, matches only
+        where any character does (and such a match over a covered byte is
+        skipped); it also lower-cases to no rule's literal, so most rules are
+        not even run.
 
-        The mask is blanked into in place and given up, so the scan never
-        holds the body, the mask, this text and its lower-cased copy at
-        once: a byte is covered if it is NUL here and not in the body, or it
-        is one of the covered NULs of the body returned beside the text.
-        With more body NULs than :data:`_MAX_NULS` (a hostile stream) the
-        mask is kept instead, and None returned.
+        The covered bytes are taken out of the edited body (kept aside: a
+        small part of it), and the body is given up once read as this text:
+        the text and the kept bytes are all of it (:meth:`_put_back`), so
+        the scan holds one body-sized buffer besides the text's lower-cased
+        copy, not two.
         """
-        out, covered = self.out, self.covered
-        nuls = out.count(0)
-        merged = covered if nuls <= _MAX_NULS else bytearray(len(out))
-        covered_nuls: set[int] | None = None
-        if merged is covered:
-            covered_nuls = set()
-            at = out.find(0)
-            while at >= 0:
-                if covered[at]:
-                    covered_nuls.add(at)
-                at = out.find(0, at + 1)
+        out = self.out
+        kept = bytearray()
+        zeros = memoryview(bytes(max(self.covered_widths, default=0)))
+        for start, width in zip(self.covered_starts, self.covered_widths, strict=True):
+            end = start + width
+            kept += out[start:end]
+            out[start:end] = zeros[:width]
+        text = out.decode("latin-1")  # one char per byte: byte offsets
+        self.out = bytearray()
+        del out
+        return text, kept
+
+    def _put_back(self, text: str, kept: bytearray) -> set[int]:
+        """The edited body again, from :meth:`_blanked_text`'s text and kept bytes.
+
+        Returns the covered NULs of the body: a byte is covered if it is NUL
+        in the text and not in the body, or one of these.
+        """
+        out = self.out = bytearray(len(text))
+        for at in range(0, len(text), _BLOCK):
+            out[at : at + _BLOCK] = text[at : at + _BLOCK].encode("latin-1")
+        starts, widths = self.covered_starts, self.covered_widths
+        # Put back in reverse order: were two ranges to overlap, the first
+        # one's bytes (taken before either was blanked) are written last.
+        at = len(kept)
+        with memoryview(kept) as pieces:
+            for start, width in zip(reversed(starts), reversed(widths), strict=True):
+                at -= width
+                out[start : start + width] = pieces[at : at + width]
+        covered_nuls: set[int] = set()
+        if 0 in kept:  # rare: a covered string with a NUL byte
+            for start, width in zip(starts, widths, strict=True):
+                nul = out.find(0, start, start + width)
+                while nul >= 0:
+                    covered_nuls.add(nul)
+                    nul = out.find(0, nul + 1, start + width)
+        self.covered_starts = self.covered_widths = array("q")
+        return covered_nuls
+
+    def _masked_text(self) -> str:
+        """:meth:`_blanked_text`'s text for a body with many NULs (a hostile stream).
+
+        The covered NULs would be too many to list: a mask of the covered
+        bytes (0xFF) is kept in ``covered`` instead, beside the body.
+        """
+        out = self.out
+        covered = self.covered = bytearray(len(out))
+        for start, width in zip(self.covered_starts, self.covered_widths, strict=True):
+            covered[start : start + width] = b"\xff" * width
+        merged = bytearray(len(out))
         for at in range(0, len(out), _BLOCK):
             block = out[at : at + _BLOCK]
             mask = int.from_bytes(covered[at : at + _BLOCK], "little")
             value = (int.from_bytes(block, "little") | mask) ^ mask
             merged[at : at + len(block)] = value.to_bytes(len(block), "little")
-        if merged is covered:
-            self.covered = bytearray()  # what was the mask is now this text's bytes
-            del covered
-        return merged.decode("latin-1"), covered_nuls  # one char per byte: byte offsets
+        return merged.decode("latin-1")
 
     def _touches_covered(self, text: str, start: int, end: int, nuls: set[int] | None) -> bool:
-        """Whether ``text[start:end]`` holds a covered byte (see :meth:`_uncovered_text`)."""
+        """Whether ``text[start:end]`` holds a covered byte (see :meth:`_put_back`)."""
         if nuls is None:
             return any(self.covered[start:end])
         out = self.out
@@ -859,14 +896,22 @@ class _BodyRewriter:
 
     def scan_outside_strings(self) -> None:
         """Secrets in what no string handled: kept strings, syntax, comments, event names."""
-        text, nuls = self._uncovered_text()
+        nuls: set[int] | None
+        if self.out.count(0) > _MAX_NULS:
+            text, nuls = self._masked_text(), None
+            matches = find_encoded_secrets(text)
+        else:
+            text, kept = self._blanked_text()
+            matches = find_encoded_secrets(text)
+            nuls = self._put_back(text, kept)
+            del kept
         # Every match is judged before any is written over: the test reads the body.
         found = [
             match
-            for match in find_encoded_secrets(text)
+            for match in matches
             if not self._touches_covered(text, match.start, match.end, nuls)
         ]
-        del text
+        del text, matches
         for match in found:
             self.ctx.ledger.remove_all(match.rule, match.values)
             width = match.end - match.start
@@ -923,7 +968,7 @@ def rewrite_owned(holder: list[bytes], ctx: Context, *, whole_json: bool = False
     rewriter.body = b""  # every string is read: only the edited copy is needed now
     rewriter.decide()
     rewriter.apply()
-    rewriter.cover_strings()
+    rewriter.note_covered()
     rewriter.release_strings()  # the final scan reads only the bytes and the covered mask
     rewriter.scan_outside_strings()
     # Free the rewriter's strings and masks before the result is copied out.
