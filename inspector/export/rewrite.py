@@ -283,6 +283,43 @@ class _String:
         return self._offsets
 
 
+class _Fragments:
+    """The strings of one text while the body is read, most held as bytes and an offset only.
+
+    A fragment that is a simple string at one offset (nearly every delta)
+    costs a list slot and an array entry here instead of a :class:`_String`
+    (~130 bytes less each, and a long stream has hundreds of thousands):
+    they become strings (:meth:`strings`) once the body has been let go of,
+    so the strings are never all there beside the body and its edited copy.
+    Every fragment of one text has the text's treatment.
+    """
+
+    __slots__ = ("bases", "items", "treatment")
+
+    def __init__(self, treatment: Treatment) -> None:
+        self.items: list[bytes | _String] = []
+        self.bases = array("q")  # a bytes item's offset (-1 beside a _String)
+        self.treatment = treatment
+
+    def add(self, raw: bytes, base: int) -> None:
+        """A one-line string ``raw`` at body offset ``base``."""
+        self.items.append(raw)
+        self.bases.append(base)
+
+    def append(self, string: _String) -> None:
+        """A string made already (spread over data lines, or read by the lexer)."""
+        self.items.append(string)
+        self.bases.append(-1)
+
+    def strings(self) -> list[_String]:
+        """Every fragment as a :class:`_String`, in order."""
+        treatment = self.treatment
+        return [
+            item if isinstance(item, _String) else _String(item, base, treatment)
+            for item, base in zip(self.items, self.bases, strict=True)
+        ]
+
+
 class _Template(NamedTuple):
     """Where the strings of one document shape are, and what each is.
 
@@ -349,7 +386,7 @@ class _Run(NamedTuple):
     prefix: bytes
     suffix: bytes
     entries: tuple[tuple[int, bytes | None, Treatment, str | None, bool], ...]
-    stream: list[_String]
+    stream: _Fragments
 
 
 class _BodyRewriter:
@@ -365,6 +402,9 @@ class _BodyRewriter:
         self.covered_starts: array[int] = array("q")
         self.covered_widths: array[int] = array("q")
         self.covered = bytearray()
+        # Each text's fragments by stream key while the body is read; made
+        # into strings (``streams``) once it is let go of (:meth:`decide`).
+        self.fragments: dict[tuple[Any, ...], _Fragments] = {}
         self.streams: dict[tuple[Any, ...], list[_String]] = {}
         self.singles: list[_String] = []
         self.templates: dict[tuple[bytes, Any, Any], _Template] = {}
@@ -438,7 +478,7 @@ class _BodyRewriter:
             string = self._string(joined[token.start : token.end], token.start, segments, treatment)
             if treatment in _STREAMED:
                 key = (treatment, *stream_key(token.path, root))
-                self.streams.setdefault(key, []).append(string)
+                self._stream(key).append(string)
             else:
                 self.singles.append(string)
         if result.error is not None:
@@ -488,7 +528,7 @@ class _BodyRewriter:
             return False
         # Where each part ends, quotes not counted: part i (string (i-1)/2) starts i bytes later.
         ends = list(itertools.accumulate(map(len, parts)))
-        stream: list[_String] = []
+        stream: _Fragments | None = None
         for i, path, treatment, plan, role in template.values:
             raw = parts[i]
             start = base + ends[i - 1] + i
@@ -508,21 +548,21 @@ class _BodyRewriter:
                     if len(template.keys) < _MAX_KEYS:
                         template.keys[(i, between)] = known
                 stream = self._stream(known)
-                stream.append(_String(raw, start, treatment))
+                stream.add(raw, start)
             elif role is _ROLE_STREAMED:
                 stream = self._stream((treatment, *stream_key(path, root, plan)))
-                stream.append(_String(raw, start, treatment))
+                stream.add(raw, start)
             else:
                 self.singles.append(_String(raw, start, treatment))
         if b"\\" not in joined:
             self._remember_run(template, parts, ends, joined, stream)
         return True
 
-    def _stream(self, key: tuple[Any, ...]) -> list[_String]:
-        """The strings of stream ``key`` (a new one is added at the end)."""
-        stream = self.streams.get(key)
+    def _stream(self, key: tuple[Any, ...]) -> _Fragments:
+        """The fragments of stream ``key`` (a new one is added at the end)."""
+        stream = self.fragments.get(key)
         if stream is None:
-            stream = self.streams[key] = []
+            stream = self.fragments[key] = _Fragments(key[0])
         return stream
 
     def _remember_run(
@@ -531,7 +571,7 @@ class _BodyRewriter:
         parts: list[bytes],
         ends: list[int],
         joined: bytes,
-        stream: list[_String],
+        stream: _Fragments | None,
     ) -> None:
         """Keep what the next document needs to be filed like this one but for its text.
 
@@ -540,11 +580,11 @@ class _BodyRewriter:
         how it was filed. A later document made of the same bytes around
         another fragment (the next delta of the same text, nearly always) is
         the same shape with the same numbers, ids and stream key:
-        :meth:`_by_run` files it without parsing it. ``stream`` is the list
-        this document's fragment went to.
+        :meth:`_by_run` files it without parsing it. ``stream`` is where
+        this document's fragment went.
         """
         streamed = [v for v in template.values if v[4] in _STREAMED_ROLES]
-        if len(streamed) != 1:
+        if len(streamed) != 1 or stream is None:
             self.run = None
             return
         text_part = streamed[0][0]
@@ -582,7 +622,7 @@ class _BodyRewriter:
         grown = len(text)
         for at, raw, treatment, role, after in run.entries:
             if raw is None:  # the text
-                run.stream.append(_String(text, base + at, treatment))
+                run.stream.add(text, base + at)
                 continue
             start = base + at + (grown if after else 0)
             if role is _ROLE_ID:
@@ -630,6 +670,8 @@ class _BodyRewriter:
     # -- 4: decide ------------------------------------------------------------
 
     def decide(self) -> None:
+        self.streams = {key: stream.strings() for key, stream in self.fragments.items()}
+        self.fragments = {}
         for strings in self.streams.values():
             self._secrets(strings)
             treatment = strings[0].treatment
