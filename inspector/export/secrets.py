@@ -12,12 +12,13 @@ are ASCII-only on purpose: a secret is never spelled with other letters, and
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from ahocorasick_rs import BytesAhoCorasick
+from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
 
 from ..credentials import (
     NOT_SECRET_WORDS,
@@ -167,6 +168,9 @@ class SecretMatch:
 
 ALL_RULES: Final = (*SECRET_RULES, EMAIL_RULE)
 _RANK: Final = {rule.name: i for i, rule in enumerate(ALL_RULES)}
+# The rules as this module defines them: what is known below about where their
+# matches sit holds for these patterns only (a caller may pass its own rules).
+_BUILT_IN: Final = {rule.name: rule for rule in ALL_RULES}
 # Lower-case substrings one of which every match of a rule contains. A text
 # holding none of a rule's literals skips its pattern (one C-speed ``in``
 # each), and in a long text the pattern runs only in windows around them.
@@ -182,6 +186,38 @@ _LITERALS: Final[dict[str, tuple[str, ...]]] = {
     "slack-token": ("xox", "xapp-"), "slack-webhook": ("hooks.slack",), "jwt": ("eyj",),
     "bearer-token": ("bearer",), "query-secret": ("?", "&"), "email": ("@",),
 }  # fmt: skip
+# Substrings, as written (case kept), one of which every match of a built-in
+# rule contains: its pattern is case-sensitive there, or they are every casing
+# of a prefix of a case-insensitive literal. Looked for in the text before it
+# is lower-cased, so that a text none of them is in (nearly every text) costs
+# one copy and one pass.
+_CASED: Final[dict[str, tuple[str, ...]]] = {
+    "private-key": ("PRIVATE KEY",),
+    **{name: ("sk-",) for name in ("anthropic-key", "openrouter-key", "openai-key", "masked-key")},
+    "google-key": ("AIza",), "google-oauth-token": ("ya29.",), "groq-key": ("gsk_",),
+    "xai-key": ("xai-",), "huggingface-token": ("hf_",),
+    "aws-access-key": tuple(lit.upper() for lit in _LITERALS["aws-access-key"]),
+    "aws-secret-key": tuple(map("".join, itertools.product("aA", "wW", "sS"))),
+    "github-token": _LITERALS["github-token"], "slack-token": _LITERALS["slack-token"],
+    "slack-webhook": ("hooks.slack",), "jwt": ("eyJ",),
+    "bearer-token": tuple(map("".join, itertools.product("bB", "eE", "aA", "rR"))),
+    "query-secret": ("?", "&"), "email": ("@",),
+}  # fmt: skip
+# Built-in rules whose every match starts this many characters before one of
+# the rule's literals (``https://`` before ``hooks.slack``; the others start
+# with it). A long text is searched for these only where a literal is: the
+# literal's positions are the only places a match can start. The private-key
+# and e-mail rules start an unbounded way before theirs.
+_STARTS_BEFORE: Final = {
+    name: 8 if name == "slack-webhook" else 0
+    for name in _LITERALS
+    if name not in ("private-key", "email")
+}
+# Those of them whose pattern begins with a literal: over a whole text, the
+# regex engine's own scan for it is faster than a try at each from here.
+_OWN_PREFIX: Final = frozenset(
+    {"anthropic-key", "openrouter-key", "openai-key", "masked-key", "google-key", "slack-webhook"}
+)
 # Texts longer than this are searched in windows around each literal: how far
 # a match may start before its literal, and end after it.
 _WINDOWED_FROM: Final = 64 * 1024
@@ -189,41 +225,131 @@ _BEFORE: Final = 1024
 _AFTER: Final = 16 * 1024
 # More literal hits than this and one pass over the whole text is cheaper.
 _MAX_WINDOWS: Final = 2048
+# Below this size a rule's pattern runs over the whole text as it is.
+_TRY_WHOLE_BELOW: Final = 4096
+# A pass over a whole text tries the pattern at each literal, block by block;
+# a block with more literals than this is left to the regex engine's own scan.
+_BLOCK: Final = 1 << 15
+_DENSE: Final = _BLOCK // 16
 
 
-def _literal_positions(low: bytes | bytearray, literals: tuple[bytes, ...]) -> list[int] | None:
-    """Where the literals are in ``low``; None when there are too many to window."""
+class _Literals:
+    """One rule's literals and an automaton that finds all of them in one pass."""
+
+    __slots__ = ("automaton", "literals", "longest")
+
+    def __init__(self, literals: tuple[bytes, ...]) -> None:
+        self.literals = literals
+        self.longest = max(map(len, literals))
+        self.automaton = BytesAhoCorasick(list(literals))
+
+    def positions(self, low: bytes | bytearray, start: int, end: int) -> list[int]:
+        """Where the literals start in ``low[start:end]`` (they may run past ``end``), sorted."""
+        window = memoryview(low)[start : end + self.longest - 1]
+        found = self.automaton.find_matches_as_indexes(window, overlapping=True)
+        return sorted(start + at for _, at, _ in found if start + at < end)
+
+
+_RULE_LITERALS: dict[str, _Literals] = {}
+
+
+def _rule_literals(name: str) -> _Literals:
+    found = _RULE_LITERALS.get(name)
+    if found is None:
+        found = _RULE_LITERALS[name] = _Literals(_BYTE_LITERALS[name])
+    return found
+
+
+def _literal_positions(name: str, low: bytes | bytearray) -> list[int] | None:
+    """Where the rule's literals are in ``low``; None when there are too many to window."""
+    literals = _rule_literals(name)
     found: list[int] = []
-    for literal in literals:
-        at = low.find(literal)
-        while at >= 0:
-            found.append(at)
-            if len(found) > _MAX_WINDOWS:
-                return None
-            at = low.find(literal, at + 1)
-    return sorted(found)
+    for start in range(0, len(low), _BLOCK):
+        found += literals.positions(low, start, start + _BLOCK)
+        if len(found) > _MAX_WINDOWS:
+            return None
+    return found
+
+
+def _windows(positions: list[int], size: int) -> list[tuple[int, int, list[int]]]:
+    """The windows around ``positions`` (merged where they touch), each with its positions."""
+    windows: list[tuple[int, int, list[int]]] = []
+    for at in positions:
+        start, end = max(0, at - _BEFORE), min(size, at + _AFTER)
+        if windows and start <= windows[-1][1]:
+            last_start, last_end, inside = windows[-1]
+            inside.append(at)
+            windows[-1] = (last_start, max(last_end, end), inside)
+        else:
+            windows.append((start, end, [at]))
+    return windows
+
+
+# Candidate starts of a rule's matches: (positions, up to where they are
+# complete), or (None, up to where) when the regex engine should look itself.
+_Starts = Iterator[tuple[list[int] | None, int]]
+
+
+def _whole_text_starts(name: str, low: bytes | bytearray, before: int) -> _Starts:
+    literals = _rule_literals(name)
+    for start in range(0, len(low), _BLOCK):
+        found = literals.positions(low, start, start + _BLOCK)
+        bound = start + _BLOCK - before
+        yield (None if len(found) > _DENSE else [at - before for at in found]), bound
+
+
+def _scan(
+    pattern: re.Pattern[str], text: str, start: int, end: int, starts: _Starts
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text, start, end)``, trying the pattern only at ``starts``.
+
+    Each match found is the first one at or after the end of the one before
+    (no built-in pattern matches an empty string), exactly as the regex
+    engine's own scan finds it: a match is only ever tried at a place every
+    match of the pattern must start.
+    """
+    cursor = start
+    for candidates, complete_to in starts:
+        if candidates is None:
+            while cursor < complete_to:
+                m = pattern.search(text, cursor, end)
+                if m is None:
+                    return
+                yield m
+                cursor = m.end()
+            continue
+        for at in candidates:
+            if at >= cursor:
+                m = pattern.match(text, at, end)
+                if m is not None:
+                    yield m
+                    cursor = m.end()
 
 
 def _matches(rule: SecretRule, text: str, low: bytes | bytearray) -> Iterator[re.Match[str]]:
     """The rule's matches in ``text``: everywhere, or in windows around its literals."""
     size = len(text)
-    positions = (
-        _literal_positions(low, _BYTE_LITERALS.get(rule.name, ()))
-        if size > _WINDOWED_FROM
-        else None
-    )
+    name = rule.name
+    before = _STARTS_BEFORE.get(name) if _BUILT_IN.get(name) is rule else None
+    positions: list[int] | None = None
+    if size > _WINDOWED_FROM:
+        # (A rule of another name has no literals: no windows, and no match.)
+        positions = _literal_positions(name, low) if name in _LITERALS else []
     if positions is None:
-        yield from rule.pattern.finditer(text)
-        return
-    windows: list[list[int]] = []
-    for at in positions:
-        start, end = max(0, at - _BEFORE), min(size, at + _AFTER)
-        if windows and start <= windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], end)
+        if before is None or name in _OWN_PREFIX or size < _TRY_WHOLE_BELOW:
+            yield from rule.pattern.finditer(text)
         else:
-            windows.append([start, end])
-    for start, end in windows:
-        for m in rule.pattern.finditer(text, start, end):
+            yield from _scan(rule.pattern, text, 0, size, _whole_text_starts(name, low, before))
+        return
+    for start, end, inside in _windows(positions, size):
+        found = (
+            rule.pattern.finditer(text, start, end)
+            if before is None
+            else _scan(
+                rule.pattern, text, start, end, iter([([at - before for at in inside], end)])
+            )
+        )
+        for m in found:
             if m.end() == end < size:
                 # The window cut it: match again from the same place, unbounded.
                 whole = rule.pattern.match(text, m.start())
@@ -271,7 +397,77 @@ def _present_literals(low: bytes | bytearray) -> frozenset[bytes]:
     return frozenset(found)
 
 
+def _may_hide(first: bytes, other: bytes) -> bool:
+    """Whether a match of ``first`` may cover where ``other`` starts (so a
+    leftmost, non-overlapping search reports ``first`` and never ``other``)."""
+    return any(
+        first[k:].startswith(other) or other.startswith(first[k:])
+        for k in range(len(first))
+        if k or first != other
+    )
+
+
+_CASED_BYTES: Final = {name: tuple(lit.encode() for lit in lits) for name, lits in _CASED.items()}
+_CASED_SHORT: Final = tuple(
+    sorted({lit for lits in _CASED_BYTES.values() for lit in lits if len(lit) == 1})
+)
+_CASED_LONG: Final = tuple(
+    sorted({lit for lits in _CASED_BYTES.values() for lit in lits if len(lit) > 1})
+)
+# Leftmost-first and non-overlapping, the automaton runs its SIMD prefilter
+# (several times faster than an overlapping search); what a reported match
+# may hide is looked for on its own, only when that match was seen.
+_CASED_AUTOMATON: Final = BytesAhoCorasick(list(_CASED_LONG), matchkind=MATCHKIND_LEFTMOST_FIRST)
+_HIDDEN_BY: Final = {
+    lit: frozenset(first for first in _CASED_LONG if _may_hide(first, lit)) for lit in _CASED_LONG
+}
+_CASED_LONGEST: Final = max(map(len, _CASED_LONG))
+
+
+def _present_cased(ascii_text: bytes | bytearray) -> set[bytes]:
+    """Which of the built-in rules' case-kept literals occur in ``ascii_text``."""
+    found = {lit for lit in _CASED_SHORT if lit in ascii_text}
+    seen: set[int] = set()
+    view = memoryview(ascii_text)
+    for start in range(0, len(ascii_text), _PASS_WINDOW):
+        window = view[start : start + _PASS_WINDOW + _CASED_LONGEST - 1]
+        seen.update(m[0] for m in _CASED_AUTOMATON.find_matches_as_indexes(window))
+        if len(seen) == len(_CASED_LONG):
+            break
+    reported = {_CASED_LONG[i] for i in seen}
+    found |= reported
+    found.update(
+        lit
+        for lit in _CASED_LONG
+        if lit not in reported and not reported.isdisjoint(_HIDDEN_BY[lit]) and lit in ascii_text
+    )
+    return found
+
+
 _LOWER_BLOCK: Final = 1 << 18
+
+
+def _ascii(text: str) -> bytes | bytearray:
+    """``text`` as ASCII bytes, one per character (anything else: ``?``).
+
+    A long text is encoded block by block into one buffer: the encoded
+    copy of a non-ASCII text is never whole next to its bytes.
+    """
+    if len(text) <= _LOWER_BLOCK:
+        return text.encode("ascii", "replace")
+    out = bytearray(len(text))
+    for at in range(0, len(text), _LOWER_BLOCK):
+        out[at : at + _LOWER_BLOCK] = text[at : at + _LOWER_BLOCK].encode("ascii", "replace")
+    return out
+
+
+def _lower(data: bytes | bytearray) -> bytes | bytearray:
+    """ASCII bytes lower-cased: a short one copied, a long one in place, block by block."""
+    if isinstance(data, bytes):
+        return data.lower()
+    for at in range(0, len(data), _LOWER_BLOCK):
+        data[at : at + _LOWER_BLOCK] = data[at : at + _LOWER_BLOCK].lower()
+    return data
 
 
 def _ascii_lower(text: str) -> bytes | bytearray:
@@ -281,29 +477,36 @@ def _ascii_lower(text: str) -> bytes | bytearray:
     a long text is lowered block by block into one buffer, so the encoded
     copy and its lower-cased copy are never both whole.
     """
-    if len(text) <= _LOWER_BLOCK:
-        return text.encode("ascii", "replace").lower()
-    low = bytearray(len(text))
-    for at in range(0, len(text), _LOWER_BLOCK):
-        low[at : at + _LOWER_BLOCK] = (
-            text[at : at + _LOWER_BLOCK].encode("ascii", "replace").lower()
-        )
-    return low
+    return _lower(_ascii(text))
+
+
+def _rules_to_run(
+    rules: tuple[SecretRule, ...], data: bytes | bytearray
+) -> tuple[list[SecretRule], bytes | bytearray]:
+    """The rules that may match in the text ``data`` spells, and the text lower-cased."""
+    if all(_BUILT_IN.get(rule.name) is rule for rule in rules):
+        cased = _present_cased(data)
+        running = [rule for rule in rules if not cased.isdisjoint(_CASED_BYTES[rule.name])]
+        return running, (_lower(data) if running else data)
+    low = _lower(data)
+    present = _present_literals(low)
+    if not present and all(rule.name in _LITERALS for rule in rules):
+        return [], low
+    running = [
+        rule
+        for rule in rules
+        if rule.name not in _BYTE_LITERALS or not present.isdisjoint(_BYTE_LITERALS[rule.name])
+    ]
+    return running, low
 
 
 def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[SecretMatch]:
     """Every secret in ``text``, without overlaps, in order."""
     if not text:
         return []
-    low = _ascii_lower(text)
-    present = _present_literals(low)
-    if not present and all(rule.name in _LITERALS for rule in rules):
-        return []
+    running, low = _rules_to_run(tuple(rules), _ascii(text))
     found: list[SecretMatch] = []
-    for rule in rules:
-        literals = _BYTE_LITERALS.get(rule.name)
-        if literals is not None and present.isdisjoint(literals):
-            continue
+    for rule in running:
         for m in _matches(rule, text, low):
             start, end = m.span(rule.group)
             # A placeholder left by an earlier pass (``?key=[query-secret***]``)

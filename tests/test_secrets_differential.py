@@ -1,0 +1,236 @@
+"""``find_secrets`` finds exactly what the plain search finds: same spans, rules and order.
+
+The search only skips work: it looks for the rules' literals with SIMD passes
+before lower-casing, and tries a pattern only where one of its literals puts
+the start of a match. :func:`reference` is the plain search it replaced
+(every rule whose literal is in the lower-cased text; a long text in windows
+around the literals, or whole when they are too many), written out simply.
+The thresholds are shrunk here, so that short texts take every path: windows,
+the whole-text pass with sparse and dense blocks, the presence pass split in
+windows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspector.export import secrets
+from inspector.export.decoded import find_encoded_secrets
+from inspector.export.secrets import ALL_RULES, SecretMatch, SecretRule, find_secrets
+
+
+def _reference_matches(rule: SecretRule, text: str, low: bytes) -> Iterator[re.Match[str]]:
+    size = len(text)
+    if size <= secrets._WINDOWED_FROM:
+        yield from rule.pattern.finditer(text)
+        return
+    positions: list[int] | None = []
+    assert positions is not None
+    for literal in secrets._BYTE_LITERALS.get(rule.name, ()):
+        at = low.find(literal)
+        while at >= 0:
+            positions.append(at)
+            at = low.find(literal, at + 1)
+    if len(positions) > secrets._MAX_WINDOWS:
+        yield from rule.pattern.finditer(text)
+        return
+    windows: list[list[int]] = []
+    for at in sorted(positions):
+        start, end = max(0, at - secrets._BEFORE), min(size, at + secrets._AFTER)
+        if windows and start <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], end)
+        else:
+            windows.append([start, end])
+    for start, end in windows:
+        for m in rule.pattern.finditer(text, start, end):
+            if m.end() == end < size:
+                whole = rule.pattern.match(text, m.start())
+                if whole is None:
+                    continue
+                m = whole
+            yield m
+
+
+def reference(text: str, rules: tuple[SecretRule, ...] = ALL_RULES) -> list[SecretMatch]:
+    """The plain search: what ``find_secrets`` must return."""
+    if not text:
+        return []
+    low = text.encode("ascii", "replace").lower()
+    literals = secrets._BYTE_LITERALS
+    present = {lit for lits in literals.values() for lit in lits if lit in low}
+    if not present and all(rule.name in literals for rule in rules):
+        return []
+    found = []
+    for rule in rules:
+        if rule.name in literals and present.isdisjoint(literals[rule.name]):
+            continue
+        for m in _reference_matches(rule, text, low):
+            start, end = m.span(rule.group)
+            if end > start and not secrets.is_placeholder(text[start:end]):
+                found.append(SecretMatch(start, end, rule.name))
+    found.sort(key=lambda s: (s.start, -(s.end - s.start), secrets._RANK.get(s.rule, 99)))
+    out: list[SecretMatch] = []
+    last = -1
+    for match in found:
+        if match.start >= last:
+            out.append(match)
+            last = match.end
+    return out
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every size-dependent path of the search, on texts of a few hundred characters."""
+    for name, value in (
+        ("_WINDOWED_FROM", 300),
+        ("_BEFORE", 24),
+        ("_AFTER", 90),
+        ("_MAX_WINDOWS", 6),
+        ("_TRY_WHOLE_BELOW", 40),
+        ("_BLOCK", 64),
+        ("_DENSE", 3),
+        ("_PASS_WINDOW", 50),
+        ("_LOWER_BLOCK", 70),
+    ):
+        monkeypatch.setattr(secrets, name, value)
+
+
+# Every rule's secret, its literals alone, near-misses, case variants, and what
+# sits around them: word characters (for \b), separators, non-ASCII, NUL, 0xFF.
+FRAGMENTS = (
+    "sk-proj-" + "A1b2" * 6, "sk-ant-api03-" + "e" * 22, "sk-or-v1-" + "f" * 20, "sk-" + "d4" * 11,
+    "sk-proj-****abcd", "sk-", "SK-", "Sk-abc", "sk-*****",
+    "AIza" + "f" * 35, "aiza", "AIZA", "ya29." + "x" * 20, "YA29.", "gsk_" + "Q" * 20, "gsk_",
+    "xai-" + "k" * 40, "XAI-", "hf_" + "a" * 30, "HF_", "AKIA" + "G" * 16, "akia", "AKIA", "Asia",
+    "ASIAAIza", "AKIAIza" + "f" * 35, "AKIAIOSFODNN7EXAMPL", "awsk-proj-" + "A1b2" * 6,
+    "xoxai-" + "k" * 40, "A3TX" + "B" * 16,
+    "aws_secret_access_key = " + "w" * 40, "AWS_SECRET_KEY:" + "k/+=" * 10, "aws", "AwS",
+    "ghp_" + "h" * 36, "github_pat_" + "i" * 22, "GHP_", "gho_", "xoxb-" + "1" * 10, "xoxox",
+    "xapp-1-" + "A" * 10, "XOX", "https://hooks.slack.com/services/" + "T" * 10, "hooks.slack",
+    "eyJ" + "a" * 8 + ".eyJ" + "b" * 8 + ".sig", "eyJ", "EYJ", "Bearer " + "t" * 16, "bearer",
+    "BEARER  " + "x" * 20 + "==", "?key=abcd", "&TOKEN=[query-secret*]", "?sig=ab", "?", "&",
+    "jane.doe+x@example.co.uk", "a@b", "@", "user@host.c", "x@y.zz",
+    "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "PRIVATE KEY", "private key",
+    "[openai-key*****]", "[redacted]",
+    " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
+    "\U0001f642", "\ud800", "lorem ipsum ", "K", "\u212a", "\u017f",
+)  # fmt: skip
+
+texts = st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join)
+long_texts = st.tuples(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=60),
+    st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=8),
+    st.integers(min_value=0, max_value=400),
+).map(lambda t: "".join(t[0]) + "z" * t[2] + "".join(t[1]) + "y " * 90)
+
+
+@pytest.mark.usefixtures("small_thresholds")
+@settings(
+    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.one_of(texts, long_texts))
+def test_find_secrets_matches_the_plain_search_on_any_text(text: str) -> None:
+    assert find_secrets(text) == reference(text)
+
+
+@pytest.mark.usefixtures("small_thresholds")
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.one_of(texts, long_texts),
+    st.lists(st.sampled_from(ALL_RULES), min_size=1, max_size=6, unique=True).map(tuple),
+)
+def test_a_subset_of_the_rules_finds_what_the_plain_search_finds(
+    text: str, rules: tuple[SecretRule, ...]
+) -> None:
+    assert find_secrets(text, rules) == reference(text, rules)
+
+
+@pytest.mark.usefixtures("small_thresholds")
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.one_of(texts, long_texts))
+def test_rules_of_a_callers_own_are_searched_as_before(text: str) -> None:
+    # Not the built-in objects: none of what is known about where their
+    # matches start applies (one reuses a built-in name with another pattern).
+    own = (
+        SecretRule("google-key", r"[Aa][Ii]za\w{3}", "AIza"),
+        SecretRule("ticket", r"TICKET-\d+", "TICKET"),
+        SecretRule("aws-access-key", r"AKIA\w*", "AKIA"),
+    )
+    assert find_secrets(text, own) == reference(text, own)
+
+
+@pytest.mark.usefixtures("small_thresholds")
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.one_of(texts, long_texts), st.sampled_from(["plain", "json", "json2", "percent"]))
+def test_encoded_secrets_are_the_plain_searchs_finds_in_every_view(text: str, how: str) -> None:
+    import json
+    from urllib.parse import quote
+
+    encoded = {
+        "plain": text,
+        "json": json.dumps(text)[1:-1],
+        "json2": json.dumps(json.dumps(text))[1:-1],
+        "percent": quote(text, safe=" ", errors="surrogatepass"),
+    }[how]
+    expected = find_encoded_secrets_with(encoded, reference)
+    assert find_encoded_secrets(encoded) == expected
+
+
+def find_encoded_secrets_with(text: str, search: object) -> object:
+    """``find_encoded_secrets`` with ``search`` in place of ``find_secrets``."""
+    from inspector.export import decoded
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(decoded, "find_secrets", search)
+        return decoded.find_encoded_secrets(text)
+
+
+def test_secrets_at_every_window_and_block_edge_are_found_as_before(
+    small_thresholds: None,
+) -> None:
+    filler = "the bearer of news asked & a lot? "
+    for secret in ("sk-proj-" + "A1b2" * 6, "AKIA" + "G" * 16, "x@y.zz", "Bearer " + "t" * 16):
+        for at in range(0, 420, 7):
+            text = (filler * 20)[:at] + secret + (filler * 20)[at:]
+            assert find_secrets(text) == reference(text), (secret, at)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # One literal's occurrence overlaps another's: "AKIA" / "AIza", "aws" / "sk-".
+        ("key AKIAIza" + "f" * 35 + " end", "google-key"),
+        ("awsk-proj-" + "A1b2" * 6, "openai-key"),
+        ("AWsk-proj-" + "A1b2" * 6, "openai-key"),
+    ],
+)
+def test_a_secret_whose_literal_overlaps_another_literal_is_found(text: str, rule: str) -> None:
+    found = find_secrets(text)
+    assert found == reference(text)
+    assert [m.rule for m in found] == [rule]
+
+
+DENSE_WORDS = "laws Asia draws the bearer of news who asked? you & me a@b sk- eyJ xox"
+
+
+def test_full_size_texts_find_what_the_plain_search_finds() -> None:
+    # The real thresholds: 1 MB of prose dense in literals (whole-text passes,
+    # dense and sparse blocks) and a sparse one (windows), secrets planted.
+    words = DENSE_WORDS.split()
+    dense = " ".join(words[i * 7 % len(words)] for i in range(150_000))
+    planted = " ".join(("sk-proj-" + "A1b2" * 6, "AKIA" + "G" * 16, "x@y.zz", "ghp_" + "h" * 36))
+    sparse = "lorem ipsum " * 40_000
+    for text in (dense, sparse, dense[:300_000] + planted + dense[300_000:], sparse + planted):
+        assert find_secrets(text) == reference(text)
