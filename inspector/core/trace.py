@@ -341,6 +341,8 @@ class FrameLog(_Log[Frame]):
         self._last_chunk = IntColumn()
         self._time = array("d")
         self._ids: list[str] = []  # the same str object repeats until the id changes
+        self._one = array("q", (0,))  # scratch for _extend_run
+        self._one_time = array("d", (0.0,))
         self._whole: dict[int, Frame] = {}
 
     def __len__(self) -> int:
@@ -415,19 +417,25 @@ class FrameLog(_Log[Frame]):
 
     def _extend_run(self, run: FrameRun) -> None:
         """Record a run's columns: one conversion, the rest repeated in C."""
-        if run.end > self.chunks._size:  # not in the chunks (built by hand): kept whole
+        spans = run.bounds
+        if spans[-1] > self.chunks._size:  # not in the chunks (built by hand): kept whole
             self._extend_frames(run.frames())
             return
-        count = len(run.payloads)
+        count = len(spans) - 1
         bounds = array("q")
-        bounds.fromlist(run.bounds)  # converted once; the slices are copies
+        bounds.fromlist(spans)  # converted once; the slices are copies
         self._start.extend(bounds[:-1])
         self._end.extend(bounds[1:])
-        chunks = array("q", (run.chunk,)) * count
+        # Repeated values: a one-item array set and multiplied (array((value,)) would
+        # build through an iterator, and parse its type code, every time).
+        one, one_time = self._one, self._one_time
+        one[0] = run.chunk
+        chunks = one * count
         self._last_chunk.extend(chunks)
         chunks[0] = run.first_chunk
         self._first_chunk.extend(chunks)
-        self._time.extend(array("d", (run.time,)) * count)
+        one_time[0] = run.time
+        self._time.extend(one_time * count)
         self._ids += [run.id] * count  # the decoder shares one str per id value
 
     def set_end(self, index: int, end: int) -> None:
@@ -488,6 +496,7 @@ class EventLog(_Log[Event]):
         self._shape = IntColumn()  # block index << 2 | code (see _FULL)
         self._payload: list[Any] = []  # the event dict, or a compact delta's text
         self._refs: dict[int, dict[str, Any]] = {}  # block index -> its shared ``block``
+        self._one = array("q", (0,))  # scratch for extend_deltas
 
     def __len__(self) -> int:
         return len(self._shape)
@@ -533,7 +542,9 @@ class EventLog(_Log[Event]):
         if index not in self._refs:
             self._refs[index] = block
         first = len(self._payload)
-        self._shape.extend(array("q", (index << 2 | _DELTA_CODE[kind],)) * len(texts))
+        shape = self._one  # (set and multiplied: array((value,)) builds through an iterator)
+        shape[0] = index << 2 | _DELTA_CODE[kind]
+        self._shape.extend(shape * len(texts))
         self._payload.extend(texts)
         return first
 
