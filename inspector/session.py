@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
@@ -21,6 +22,7 @@ __all__ = [
     "SNIFF_WINDOW",
     "ProviderUnknown",
     "guess_provider",
+    "join_chunks",
     "load_trace",
     "provider_unknown",
     "trace_recording",
@@ -193,6 +195,24 @@ def _joined(chunks: Iterable[tuple[float, bytes]], size: int) -> Iterator[tuple[
             piece, held = [], 0
     if piece:
         yield time, b"".join(piece)
+
+
+def join_chunks(rec: Recording, size: int = JOINED_PIECE) -> None:
+    """Put ``rec``'s bytes in pieces of about ``size`` bytes, each timed as its last chunk.
+
+    Each chunk is let go of as it is joined. What the recording then
+    normalizes to is what :func:`trace_recording` with ``as_received=False``
+    gives (the same bytes, in the same pieces).
+    """
+    if len(rec.chunks) > 1:
+        times = array("d")
+        pieces = []
+        for time, piece in _joined(_handed_over(rec.chunks), size):
+            times.append(time)
+            pieces.append(piece)
+        # The pieces' times are made anew once every chunk is gone: a chunk's
+        # own float kept alive would keep its allocator pool from being freed.
+        rec.chunks = list(zip(times.tolist(), pieces, strict=True))
 
 
 def _handed_over(chunks: list[tuple[float, bytes]]) -> Iterator[tuple[float, bytes]]:

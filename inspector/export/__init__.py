@@ -46,7 +46,7 @@ from ..capture import (
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, iter_stream_files
-from ..session import guess_provider, trace_recording
+from ..session import guess_provider, join_chunks, trace_recording
 from ..terminal import escape_controls, safe_path
 from .leaks import scan_outputs
 from .ledger import Context, Ledger
@@ -154,13 +154,21 @@ def _starts_json(chunks: Iterable[tuple[float, bytes]]) -> bool:
 
 
 def _anonymize_body(
-    rec: Recording, *, mask_text: bool, keep_request: bool, consume: bool = False
+    rec: Recording,
+    *,
+    mask_text: bool,
+    keep_request: bool,
+    consume: bool = False,
+    key: bytes | None = None,
 ) -> tuple[bytes, dict[str, Any] | None, TransportEnd | None, Ledger]:
     """The anonymized body (all chunks joined), header and transport end, and the ledger.
 
     With ``consume`` the recording's chunks are dropped once joined.
+    ``key``: the pseudonym key, when it was taken before the chunks were
+    joined into pieces (it reads the chunks as recorded).
     """
-    ctx = Context(Pseudonymizer(_key_of(rec)), mask_text=mask_text, keep_request=keep_request)
+    key = _key_of(rec) if key is None else key
+    ctx = Context(Pseudonymizer(key), mask_text=mask_text, keep_request=keep_request)
     whole_json = _starts_json(rec.chunks)
     holder = [rec.body]
     if consume:
@@ -493,14 +501,28 @@ def _prepare(
         names["pytest"] = pytest_file_name(options.test_prefix + name)
     names["report"] = name + ".report.json"
 
+    columns = _chunk_columns(rec)
+    key = _key_of(rec)  # read from the chunks as recorded
+    if consume and not as_received:
+        # The recording is ours: its chunks become the pieces the trace keeps,
+        # and later the body, rather than being held beside both.
+        join_chunks(rec)
     first = trace_recording(rec, provider, as_received=as_received)
+    if first.decoder_error is not None and len(rec.chunks) != len(columns[0]):
+        # Over a decoder bound (reported where the chunking found it out): as received.
+        rec.chunks = list(_cut(rec.body, *columns))
+        first = trace_recording(rec, provider)
     as_received = as_received or first.decoder_error is not None
-    before = _layout(_chunk_columns(rec), first, summarize(first))
+    before = _layout(columns, first, summarize(first))
     original = first if keep_traces else None
     del first  # without keep_traces, freed before the second trace is built
     # With consume, the original's chunks go once joined: their times and sizes are in ``before``.
     body, header, end, ledger = _anonymize_body(
-        rec, mask_text=options.text == "mask", keep_request=options.keep_request, consume=consume
+        rec,
+        mask_text=options.text == "mask",
+        keep_request=options.keep_request,
+        consume=consume,
+        key=key,
     )
     if rec.kind == "raw":
         parsed = parse_recording(body, names["capture"])
@@ -520,10 +542,10 @@ def _prepare(
             parsed = parse_recording_file(file, names["capture"], files.size(names["capture"]))
     del body, header, end
     columns = _chunk_columns(parsed)
+    if not as_received:
+        join_chunks(parsed)  # each chunk let go of as joined: the trace keeps the pieces
     # Each chunk let go of as it is fed: the trace keeps their bytes anyway.
-    exported: Trace | None = trace_recording(
-        parsed, provider, consume=True, as_received=as_received
-    )
+    exported: Trace | None = trace_recording(parsed, provider, consume=True)
     assert exported is not None
     del parsed
     # One pass over its events: the skeleton, the report's counts, the texts the leak scan reads.
