@@ -12,6 +12,7 @@ are ASCII-only on purpose: a secret is never spelled with other letters, and
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -186,6 +187,9 @@ _LITERALS: Final[dict[str, tuple[str, ...]]] = {
     "slack-token": ("xox", "xapp-"), "slack-webhook": ("hooks.slack",), "jwt": ("eyj",),
     "bearer-token": ("bearer",), "query-secret": ("?", "&"), "email": ("@",),
 }  # fmt: skip
+_BYTE_LITERALS: Final = {
+    name: tuple(lit.encode() for lit in lits) for name, lits in _LITERALS.items()
+}
 # Substrings, as written (case kept), one of which every match of a built-in
 # rule contains: its pattern is case-sensitive there, or they are every casing
 # of a prefix of a case-insensitive literal. Looked for in the text before it
@@ -212,6 +216,15 @@ _STARTS_BEFORE: Final = {
     name: 8 if name == "slack-webhook" else 0
     for name in _LITERALS
     if name not in ("private-key", "email")
+}
+# What those matches start with (lower-cased), where it says more than the
+# rule's literals: the fewer places to try, the better. (``?`` is every
+# non-ASCII character, ``aws`` is in "laws", ``xox`` in "xoxo".)
+_STARTS: Final = {
+    **{name: _BYTE_LITERALS[name] for name in _STARTS_BEFORE},
+    "query-secret": tuple(f"{mark}{letter}".encode() for mark in "?&" for letter in "akst"),
+    "aws-secret-key": (b"aws_secret", b"awssecret"),
+    "slack-token": (*(f"xox{kind}-".encode() for kind in "abposr"), b"xapp-"),
 }
 # Those of them whose pattern begins with a literal: over a whole text, the
 # regex engine's own scan for it is faster than a try at each from here.
@@ -250,19 +263,12 @@ class _Literals:
         return sorted(start + at for _, at, _ in found if start + at < end)
 
 
-_RULE_LITERALS: dict[str, _Literals] = {}
-
-
-def _rule_literals(name: str) -> _Literals:
-    found = _RULE_LITERALS.get(name)
-    if found is None:
-        found = _RULE_LITERALS[name] = _Literals(_BYTE_LITERALS[name])
-    return found
+_literals = functools.lru_cache(maxsize=None)(_Literals)
 
 
 def _literal_positions(name: str, low: bytes | bytearray) -> list[int] | None:
     """Where the rule's literals are in ``low``; None when there are too many to window."""
-    literals = _rule_literals(name)
+    literals = _literals(_BYTE_LITERALS[name])
     found: list[int] = []
     for start in range(0, len(low), _BLOCK):
         found += literals.positions(low, start, start + _BLOCK)
@@ -291,7 +297,7 @@ _Starts = Iterator[tuple[list[int] | None, int]]
 
 
 def _whole_text_starts(name: str, low: bytes | bytearray, before: int) -> _Starts:
-    literals = _rule_literals(name)
+    literals = _literals(_STARTS[name])
     for start in range(0, len(low), _BLOCK):
         found = literals.positions(low, start, start + _BLOCK)
         bound = start + _BLOCK - before
@@ -360,9 +366,6 @@ def _matches(rule: SecretRule, text: str, low: bytes | bytearray) -> Iterator[re
 
 
 # Any literal of any rule: one C search turns away nearly every text.
-_BYTE_LITERALS: Final = {
-    name: tuple(lit.encode() for lit in lits) for name, lits in _LITERALS.items()
-}
 _ALL_LITERALS: Final = tuple(sorted({lit for lits in _BYTE_LITERALS.values() for lit in lits}))
 _ANY_LITERAL: Final = re.compile(b"|".join(re.escape(lit) for lit in _ALL_LITERALS))
 # A long text is searched for all its longer literals at once, one
@@ -414,33 +417,52 @@ _CASED_SHORT: Final = tuple(
 _CASED_LONG: Final = tuple(
     sorted({lit for lits in _CASED_BYTES.values() for lit in lits if len(lit) > 1})
 )
-# Leftmost-first and non-overlapping, the automaton runs its SIMD prefilter
-# (several times faster than an overlapping search); what a reported match
-# may hide is looked for on its own, only when that match was seen.
-_CASED_AUTOMATON: Final = BytesAhoCorasick(list(_CASED_LONG), matchkind=MATCHKIND_LEFTMOST_FIRST)
 _HIDDEN_BY: Final = {
     lit: frozenset(first for first in _CASED_LONG if _may_hide(first, lit)) for lit in _CASED_LONG
 }
 _CASED_LONGEST: Final = max(map(len, _CASED_LONG))
 
 
+@functools.lru_cache(maxsize=64)
+def _cased_automaton(literals: tuple[bytes, ...]) -> BytesAhoCorasick:
+    # Leftmost-first and non-overlapping, the automaton runs its SIMD
+    # prefilter (several times faster than an overlapping search); what a
+    # reported match may hide is looked for on its own, when that match was seen.
+    return BytesAhoCorasick(list(literals), matchkind=MATCHKIND_LEFTMOST_FIRST)
+
+
+def _reported(looking_for: tuple[bytes, ...], view: memoryview) -> set[bytes]:
+    """The literals a leftmost, non-overlapping search of ``view`` reports."""
+    reported: set[bytes] = set()
+    for start in range(0, len(view), _PASS_WINDOW):
+        window = view[start : start + _PASS_WINDOW + _CASED_LONGEST - 1]
+        matches = _cased_automaton(looking_for).find_matches_as_indexes(window)
+        seen = {looking_for[i] for i in {m[0] for m in matches}}
+        if seen:
+            # What is seen once is not looked for again: prose is full of
+            # "aws" and "bear", and each match reported costs a tuple.
+            reported |= seen
+            looking_for = tuple(lit for lit in looking_for if lit not in seen)
+            if not looking_for:
+                break
+    return reported
+
+
 def _present_cased(ascii_text: bytes | bytearray) -> set[bytes]:
     """Which of the built-in rules' case-kept literals occur in ``ascii_text``."""
     found = {lit for lit in _CASED_SHORT if lit in ascii_text}
-    seen: set[int] = set()
     view = memoryview(ascii_text)
-    for start in range(0, len(ascii_text), _PASS_WINDOW):
-        window = view[start : start + _PASS_WINDOW + _CASED_LONGEST - 1]
-        seen.update(m[0] for m in _CASED_AUTOMATON.find_matches_as_indexes(window))
-        if len(seen) == len(_CASED_LONG):
-            break
-    reported = {_CASED_LONG[i] for i in seen}
-    found |= reported
-    found.update(
-        lit
-        for lit in _CASED_LONG
-        if lit not in reported and not reported.isdisjoint(_HIDDEN_BY[lit]) and lit in ascii_text
-    )
+    looking_for = _CASED_LONG
+    while looking_for:
+        reported = _reported(looking_for, view)
+        found |= reported
+        # A literal not reported may only have been hidden by one that was:
+        # those are looked for again, on their own.
+        looking_for = tuple(
+            lit
+            for lit in looking_for
+            if lit not in reported and not reported.isdisjoint(_HIDDEN_BY[lit])
+        )
     return found
 
 
