@@ -226,6 +226,13 @@ _STARTS: Final = {
     "aws-secret-key": (b"aws_secret", b"awssecret"),
     "slack-token": (*(f"xox{kind}-".encode() for kind in "abposr"), b"xapp-"),
 }
+# Those whose pattern begins with a case-sensitive literal that the lower-cased
+# one says too little of: looked for in the text as written, block by block
+# ("Asia" and "Malaysia" hold the "asia" of ``ASIA``, and no match).
+_CASED_STARTS: Final = {
+    "aws-access-key": tuple(lit.encode() for lit in _CASED["aws-access-key"]),
+    "jwt": (b"eyJ",),
+}
 # Those of them whose pattern begins with a literal: over a whole text, the
 # regex engine's own scan for it is faster than a try at each from here.
 _OWN_PREFIX: Final = frozenset(
@@ -258,7 +265,15 @@ class _Literals:
 
     def positions(self, low: bytes | bytearray, start: int, end: int) -> list[int]:
         """Where the literals start in ``low[start:end]`` (they may run past ``end``), sorted."""
-        window = memoryview(low)[start : end + self.longest - 1]
+        return self.found(memoryview(low)[start : end + self.longest - 1], start, end)
+
+    def cased_positions(self, text: str, start: int, end: int) -> list[int]:
+        """Where the literals start in ``text[start:end]``, as written (case kept), sorted."""
+        window = text[start : end + self.longest - 1].encode("ascii", "replace")
+        return self.found(window, start, end)
+
+    def found(self, window: bytes | memoryview, start: int, end: int) -> list[int]:
+        """Where the literals start in ``window``, which begins at ``start``, before ``end``."""
         found = self.automaton.find_matches_as_indexes(window, overlapping=True)
         return sorted(start + at for _, at, _ in found if start + at < end)
 
@@ -296,10 +311,15 @@ def _windows(positions: list[int], size: int) -> list[tuple[int, int, list[int]]
 _Starts = Iterator[tuple[list[int] | None, int]]
 
 
-def _whole_text_starts(name: str, low: bytes | bytearray, before: int) -> _Starts:
-    literals = _literals(_STARTS[name])
+def _whole_text_starts(name: str, text: str, low: bytes | bytearray, before: int) -> _Starts:
+    cased = _CASED_STARTS.get(name)
+    literals = _literals(cased or _STARTS[name])
     for start in range(0, len(low), _BLOCK):
-        found = literals.positions(low, start, start + _BLOCK)
+        found = (
+            literals.cased_positions(text, start, start + _BLOCK)
+            if cased
+            else literals.positions(low, start, start + _BLOCK)
+        )
         bound = start + _BLOCK - before
         yield (None if len(found) > _DENSE else [at - before for at in found]), bound
 
@@ -345,7 +365,9 @@ def _matches(rule: SecretRule, text: str, low: bytes | bytearray) -> Iterator[re
         if before is None or name in _OWN_PREFIX or size < _TRY_WHOLE_BELOW:
             yield from rule.pattern.finditer(text)
         else:
-            yield from _scan(rule.pattern, text, 0, size, _whole_text_starts(name, low, before))
+            yield from _scan(
+                rule.pattern, text, 0, size, _whole_text_starts(name, text, low, before)
+            )
         return
     for start, end, inside in _windows(positions, size):
         found = (
