@@ -92,6 +92,8 @@ def _decode(
         source_len.append(end - start)
         size += 1
         last = end
+    if not view_at:
+        return text, _Step(view_at, source_at, source_len)  # nothing decoded: no copy
     out.append(text[last:])
     return "".join(out), _Step(view_at, source_at, source_len)
 
@@ -116,7 +118,6 @@ class _View(NamedTuple):
 
 def _views(text: str) -> list[_View]:
     views = [_View(text, ())]
-    seen = {text}
     i = 0
     while i < len(views):
         view = views[i]
@@ -127,8 +128,9 @@ def _views(text: str) -> list[_View]:
             if trigger not in view.text:
                 continue
             decoded, step = _decode(view.text, pattern, char)
-            if decoded not in seen:
-                seen.add(decoded)
+            # Compared, not hashed: a view of another length (nearly all of
+            # them) differs at no cost, where a hash reads all of a long text.
+            if not any(decoded == seen.text for seen in views):
                 views.append(_View(decoded, (*view.steps, step)))
     return views
 
