@@ -2,6 +2,7 @@
 
     python -m benchmarks.bench_secrets --old ../old-checkout          # 30 MB texts
     python -m benchmarks.bench_secrets --old ../old-checkout --mb 5 --repeats 3
+    python -m benchmarks.bench_secrets --old ../old-checkout --check   # same finds? no timing
 
 Both implementations run in this process, on the same texts, round-robin
 (:func:`benchmarks.timing.compare`: one run of each, then the next round;
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import itertools
 import random
 import sys
 import types
@@ -150,6 +152,64 @@ def corpus(size: int) -> Iterator[tuple[str, str]]:
         yield name, make(size)
 
 
+def adversarial(seed: int = 0) -> Iterator[tuple[str, str]]:
+    """Texts at the search's edges, at its real sizes: ``(description, text)``.
+
+    Every planted secret, alone and next to another, at and around each
+    border the search has — window edges (1 KiB before a literal, 16 KiB
+    after), its block and pass windows (32 KiB, 256 KiB), the size where
+    windows start (64 KiB) — in fillers that hold no literal, a few (windows)
+    or very many (whole-text passes, dense blocks); in other scripts, with
+    NULs, in other letter cases.
+    """
+    rng = random.Random(seed)
+    fillers = {
+        "plain": "lorem ipsum dolor sit amet ",
+        "literals": " ".join(_WORDS) + " ",
+        "near misses": " ".join(_NEAR_MISSES) + " ",
+        "scripts": _SCRIPTS,
+        "nul": "\0\xff \0",
+    }
+    borders = (1 << 15, (1 << 16) + 1, (1 << 16) + 1024, 1 << 18)
+    for kind, filler in fillers.items():
+        for border in borders:
+            base = (filler * (2 * border // len(filler) + 2))[: border + 40_000]
+            for secret in PLANTED:
+                for variant in (secret, secret.upper(), secret[:-1]):
+                    for shift in (-len(variant), 0, rng.randrange(-2000, 2000)):
+                        at = max(0, border + shift)
+                        text = base[:at] + variant + base[at:]
+                        yield f"{kind} filler, {variant[:12]!r} at {at}", text
+            pair = rng.choice(PLANTED) + rng.choice(PLANTED)
+            yield f"{kind} filler, two secrets touching", base[:border] + pair + base[border:]
+            many = " ".join(rng.choice(PLANTED) for _ in range(3000))  # past every window bound
+            yield f"{kind} filler, 3000 secrets", base[:border] + many + base[border:]
+
+
+def check(old_secrets: types.ModuleType, old_decoded: types.ModuleType, size: int) -> int:
+    """Compare old and new on the corpus and the adversarial texts; how many differ."""
+    from inspector.export import decoded, secrets
+
+    differ = 0
+    checked = 0
+    texts = itertools.chain(corpus(size), adversarial())
+    for name, text in texts:
+        for label, old, new in (
+            ("find_secrets", old_secrets.find_secrets, secrets.find_secrets),
+            (
+                "find_encoded_secrets",
+                old_decoded.find_encoded_secrets,
+                decoded.find_encoded_secrets,
+            ),
+        ):
+            checked += 1
+            if _spans(old(text)) != _spans(new(text)):
+                differ += 1
+                print(f"DIFFERS: {label} on {name}")
+    print(f"{checked} comparisons, {differ} differ")
+    return differ
+
+
 def load_old(checkout: Path) -> tuple[types.ModuleType, types.ModuleType]:
     """``secrets`` and ``decoded`` of another checkout's ``inspector/export``, by path."""
     root = checkout / "inspector"
@@ -174,9 +234,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--old", type=Path, required=True, help="checkout of the old code")
     parser.add_argument("--mb", type=float, default=30.0, help="size of each text (MB)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--check", action="store_true", help="only compare the finds")
     args = parser.parse_args(argv)
     old_secrets, old_decoded = load_old(args.old)
     size = int(args.mb * MB)
+    if args.check:
+        raise SystemExit(1 if check(old_secrets, old_decoded, size) else 0)
     print(f"{'text':<15} {'function':<20} {'old ms':>8} {'new ms':>8} {'speed-up':>8}  matches")
     for name, text in corpus(size):
         for label, old, new in (

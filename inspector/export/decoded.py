@@ -16,6 +16,7 @@ text costs one pattern search, as before.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,26 +77,21 @@ class _Step(NamedTuple):
 def _decode(
     text: str, pattern: re.Pattern[str], char: Callable[[re.Match[str]], str]
 ) -> tuple[str, _Step]:
-    out: list[str] = []
-    view_at: list[int] = []
     source_at: list[int] = []
     source_len: list[int] = []
-    last = 0
-    size = 0
-    for m in pattern.finditer(text):
+
+    def one(m: re.Match[str]) -> str:
         start, end = m.span()
-        out.append(text[last:start])
-        size += start - last
-        out.append(char(m))
-        view_at.append(size)
         source_at.append(start)
         source_len.append(end - start)
-        size += 1
-        last = end
-    if not view_at:
-        return text, _Step(view_at, source_at, source_len)  # nothing decoded: no copy
-    out.append(text[last:])
-    return "".join(out), _Step(view_at, source_at, source_len)
+        return char(m)
+
+    # re.sub joins the pieces in C; each escape's one character sits where
+    # it starts, less what the escapes before it shrank by.
+    decoded = pattern.sub(one, text)
+    shrunk = itertools.accumulate((n - 1 for n in source_len), initial=0)
+    view_at = [at - less for at, less in zip(source_at, shrunk, strict=False)]
+    return decoded, _Step(view_at, source_at, source_len)
 
 
 # (trigger substring, pattern, decoder) for each encoding undone.
