@@ -491,29 +491,6 @@ def _present_cased(ascii_text: bytes | bytearray) -> set[bytes]:
 _LOWER_BLOCK: Final = 1 << 18
 
 
-def _ascii(text: str) -> bytes | bytearray:
-    """``text`` as ASCII bytes, one per character (anything else: ``?``).
-
-    A long text is encoded block by block into one buffer: the encoded
-    copy of a non-ASCII text is never whole next to its bytes.
-    """
-    if len(text) <= _LOWER_BLOCK:
-        return text.encode("ascii", "replace")
-    out = bytearray(len(text))
-    for at in range(0, len(text), _LOWER_BLOCK):
-        out[at : at + _LOWER_BLOCK] = text[at : at + _LOWER_BLOCK].encode("ascii", "replace")
-    return out
-
-
-def _lower(data: bytes | bytearray) -> bytes | bytearray:
-    """ASCII bytes lower-cased: a short one copied, a long one in place, block by block."""
-    if isinstance(data, bytes):
-        return data.lower()
-    for at in range(0, len(data), _LOWER_BLOCK):
-        data[at : at + _LOWER_BLOCK] = data[at : at + _LOWER_BLOCK].lower()
-    return data
-
-
 def _ascii_lower(text: str) -> bytes | bytearray:
     """``text`` as lower-case ASCII bytes, one per character (anything else: ``?``).
 
@@ -521,34 +498,49 @@ def _ascii_lower(text: str) -> bytes | bytearray:
     a long text is lowered block by block into one buffer, so the encoded
     copy and its lower-cased copy are never both whole.
     """
-    return _lower(_ascii(text))
+    if len(text) <= _LOWER_BLOCK:
+        return text.encode("ascii", "replace").lower()
+    low = bytearray(len(text))
+    for at in range(0, len(text), _LOWER_BLOCK):
+        low[at : at + _LOWER_BLOCK] = (
+            text[at : at + _LOWER_BLOCK].encode("ascii", "replace").lower()
+        )
+    return low
 
 
-def _rules_to_run(
-    rules: tuple[SecretRule, ...], data: bytes | bytearray
-) -> tuple[list[SecretRule], bytes | bytearray]:
-    """The rules that may match in the text ``data`` spells, and the text lower-cased."""
-    if all(_BUILT_IN.get(rule.name) is rule for rule in rules):
-        cased = _present_cased(data)
-        running = [rule for rule in rules if not cased.isdisjoint(_CASED_BYTES[rule.name])]
-        return running, (_lower(data) if running else data)
-    low = _lower(data)
+def _may_match(rules: tuple[SecretRule, ...], text: str) -> list[SecretRule]:
+    """The built-in ``rules`` one of whose case-kept literals is in ``text``."""
+    # One C copy, one byte a character (an ASCII text's is a plain copy),
+    # let go of before the text is lower-cased.
+    cased = _present_cased(text.encode("ascii", "replace"))
+    return [rule for rule in rules if not cased.isdisjoint(_CASED_BYTES[rule.name])]
+
+
+def _present_rules(rules: tuple[SecretRule, ...], low: bytes | bytearray) -> list[SecretRule]:
+    """Those of ``rules`` (a caller's own among them) whose literals are in ``low``."""
     present = _present_literals(low)
     if not present and all(rule.name in _LITERALS for rule in rules):
-        return [], low
-    running = [
+        return []
+    return [
         rule
         for rule in rules
         if rule.name not in _BYTE_LITERALS or not present.isdisjoint(_BYTE_LITERALS[rule.name])
     ]
-    return running, low
 
 
 def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[SecretMatch]:
     """Every secret in ``text``, without overlaps, in order."""
     if not text:
         return []
-    running, low = _rules_to_run(tuple(rules), _ascii(text))
+    rules = tuple(rules)
+    if all(_BUILT_IN.get(rule.name) is rule for rule in rules):
+        running = _may_match(rules, text)
+        if not running:
+            return []
+        low = _ascii_lower(text)
+    else:
+        low = _ascii_lower(text)
+        running = _present_rules(rules, low)
     found: list[SecretMatch] = []
     for rule in running:
         for m in _matches(rule, text, low):
