@@ -491,6 +491,26 @@ def _present_cased(ascii_text: bytes | bytearray) -> set[bytes]:
 _LOWER_BLOCK: Final = 1 << 18
 
 
+def _ascii(text: str) -> bytes | bytearray:
+    """``text`` as ASCII bytes, one per character (anything else: ``?``).
+
+    An ASCII text (or a short one) is one C copy; another long one is
+    encoded block by block into one buffer, to be lower-cased in place.
+    """
+    if len(text) <= _LOWER_BLOCK or text.isascii():
+        return text.encode("ascii", "replace")
+    data = bytearray(len(text))
+    for at in range(0, len(text), _LOWER_BLOCK):
+        data[at : at + _LOWER_BLOCK] = text[at : at + _LOWER_BLOCK].encode("ascii", "replace")
+    return data
+
+
+def _lower_in_place(data: bytearray) -> bytearray:
+    for at in range(0, len(data), _LOWER_BLOCK):
+        data[at : at + _LOWER_BLOCK] = data[at : at + _LOWER_BLOCK].lower()
+    return data
+
+
 def _ascii_lower(text: str) -> bytes | bytearray:
     """``text`` as lower-case ASCII bytes, one per character (anything else: ``?``).
 
@@ -508,11 +528,9 @@ def _ascii_lower(text: str) -> bytes | bytearray:
     return low
 
 
-def _may_match(rules: tuple[SecretRule, ...], text: str) -> list[SecretRule]:
-    """The built-in ``rules`` one of whose case-kept literals is in ``text``."""
-    # One C copy, one byte a character (an ASCII text's is a plain copy),
-    # let go of before the text is lower-cased.
-    cased = _present_cased(text.encode("ascii", "replace"))
+def _may_match(rules: tuple[SecretRule, ...], data: bytes | bytearray) -> list[SecretRule]:
+    """The built-in ``rules`` one of whose case-kept literals is in ``data``."""
+    cased = _present_cased(data)
     return [rule for rule in rules if not cased.isdisjoint(_CASED_BYTES[rule.name])]
 
 
@@ -533,11 +551,19 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
     if not text:
         return []
     rules = tuple(rules)
+    low: bytes | bytearray
     if all(_BUILT_IN.get(rule.name) is rule for rule in rules):
-        running = _may_match(rules, text)
+        data = _ascii(text)
+        running = _may_match(rules, data)
         if not running:
             return []
-        low = _ascii_lower(text)
+        if isinstance(data, bytearray):
+            low = _lower_in_place(data)
+        else:
+            # A plain copy is let go of, and the text lowered afresh (a long
+            # one block by block): the two are never both whole.
+            del data
+            low = _ascii_lower(text)
     else:
         low = _ascii_lower(text)
         running = _present_rules(rules, low)
