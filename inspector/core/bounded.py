@@ -380,6 +380,11 @@ class BoundedTrace(Trace):
         self.block_events = _Counted()
         self.problems = KeptList()
 
+    def indices(self, start: int, count: int) -> Sequence[int]:
+        """A range: this trace's index columns only count, and the column of counts
+        shared by traces with history would grow with the stream's length."""
+        return range(start, start + count)
+
     def invariant_problems(self, ended: bool = True) -> list[Problem]:
         """What :func:`~inspector.core.invariants.check_invariants` says of the events
         (the first :data:`KEPT_ENTRIES`; ``checker.found`` counts them all)."""

@@ -21,8 +21,7 @@ missing key in the table.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -40,7 +39,7 @@ from .actions import (
     Start,
 )
 from .errors import error_object
-from .trace import Ignored, IntColumn, Trace, Transition, TransportEnd, Violation, counting
+from .trace import Ignored, IntColumn, Trace, Transition, TransportEnd, Violation
 
 __all__ = [
     "BLOCK_TRANSITIONS",
@@ -192,7 +191,7 @@ class StreamMachine:
 
     def apply_deltas(
         self, index: int, kind: str, texts: list[str], frame: int
-    ) -> array[int] | None:
+    ) -> Sequence[int] | None:
         """Apply ``Delta(index, kind, text)`` for each text, from frames ``frame``, ``frame + 1``…
 
         The same events, transitions and block content as applying them one by
@@ -213,9 +212,9 @@ class StreamMachine:
         trace = self.trace
         first = trace.events.extend_deltas(block.ref, kind, texts)
         # (an array extends another of its type with one copy)
-        events = counting(first, count)
+        events = trace.indices(first, count)
         block.events.extend(events)
-        trace.event_frame.extend(counting(frame, count))
+        trace.event_frame.extend(trace.indices(frame, count))
         self.frame = frame + count - 1
         return events
 

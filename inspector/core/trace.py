@@ -684,6 +684,14 @@ class Trace:
         """Total bytes in all chunks."""
         return self.chunks.bytes_received
 
+    def indices(self, start: int, count: int) -> Sequence[int]:
+        """The ints ``start … start + count - 1``, for the index columns of a run.
+
+        An int64 array (a slice of :func:`counting`'s shared column): the
+        columns of a trace that keeps its history extend by it in one copy.
+        """
+        return counting(start, count)
+
     def events_of_frame(self, frame: int) -> range:
         """Indices into :attr:`events` produced by frame ``frame``."""
         start = self.frame_event_start[frame]
