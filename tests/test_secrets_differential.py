@@ -117,6 +117,8 @@ FRAGMENTS = (
     "jane.doe+x@example.co.uk", "a@b", "@", "user@host.c", "x@y.zz",
     "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
     "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "PRIVATE KEY", "private key",
+    "-----END CERTIFICATE-----", "-----END ", "KEY-----", "-----END RSA PRIVATE KEY",
+    "-----BEGIN EC PRIVATE KEY-----END EC PRIVATE KEY-----",
     "[openai-key*****]", "[redacted]",
     " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
     "\U0001f642", "\ud800", "lorem ipsum ", "K", "\u212a", "\u017f",
@@ -234,3 +236,22 @@ def test_full_size_texts_find_what_the_plain_search_finds() -> None:
     sparse = "lorem ipsum " * 40_000
     for text in (dense, sparse, dense[:300_000] + planted + dense[300_000:], sparse + planted):
         assert find_secrets(text) == reference(text)
+
+
+def test_a_private_key_search_stops_at_the_last_end_line() -> None:
+    # A BEGIN line with no END line after it cannot start a match: the search
+    # stops where the last END line ends (or searches nothing), so thousands of
+    # BEGIN lines are not each read to the end of the text.
+    end = "-----END RSA PRIVATE KEY-----"
+    text = (
+        "-----BEGIN RSA PRIVATE KEY-----\nabc\n"
+        + end
+        + "\n"
+        + "-----BEGIN DSA PRIVATE KEY-----\n" * 50
+    )
+    assert secrets._search_end("private-key", text, 0, len(text)) == text.index(end) + len(end)
+    assert secrets._search_end("private-key", text, len(end) + 40, len(text)) == len(end) + 40
+    assert secrets._search_end("private-key", "-----END CERTIFICATE-----", 0, 25) == 0
+    assert secrets._search_end("openai-key", text, 3, 9) == 9
+    assert [m.rule for m in find_secrets(text)] == ["private-key"]
+    assert find_secrets(text) == reference(text)
