@@ -20,6 +20,8 @@ from inspector.core.adapters.base import NO_RUN, Adapter
 from inspector.core.normalizer import Normalizer
 from inspector.core.trace import Trace
 
+from .test_core_fast_paths import _record
+
 #: One value of every JSON type, and the shapes a field is mistaken for.
 ODD_VALUES: list[Any] = [
     None, True, False, 0, 1, 1.5, "", "x", " the", "content", "text",
@@ -35,19 +37,6 @@ EXTRA_KEYS = (
     "annotations", "type", "role", "promptFeedback", "sequence_number", "content_index",
     "output_index", "item_id", "logprobs", "safetyRatings", "groundingMetadata",
 )  # fmt: skip
-
-
-def _record(trace: Trace) -> tuple[Any, ...]:
-    return (
-        list(trace.events),
-        trace.transitions,
-        trace.violations,
-        trace.ignored,
-        list(trace.event_frame),
-        list(trace.frame_event_start),
-        {index: list(events) for index, events in trace.block_events.items()},
-        trace.state,
-    )
 
 
 def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

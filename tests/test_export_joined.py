@@ -11,18 +11,17 @@ depends on the chunking: both sides are then normalized as received).
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import inspector.session as session
 from inspector.capture import load_recording
 from inspector.export import ExportError, ExportOptions, export_capture, prepare_export
+from inspector.session import JOINED_PIECE
 
-from .test_session_joined import BODIES, stream_files, write_capture
+from .test_session_joined import BODIES, damaged, joined_in_pieces, stream_files, write_capture
 
 
 def same_files(source: Path, out: Path, options: ExportOptions) -> None:
@@ -53,7 +52,7 @@ def test_every_bundled_capture_and_real_stream_exports_as_received(tmp_path: Pat
     line_end=st.sampled_from([b"\n", b"\r\n"]),
     damage=st.sampled_from(["none", "bad json", "cut", "comment"]),
     cuts=st.lists(st.integers(0, 1 << 16), max_size=40),
-    piece=st.sampled_from([1, 7, 300, session.JOINED_PIECE]),
+    piece=st.sampled_from([1, 7, 300, JOINED_PIECE]),
     max_line=st.sampled_from([None, 64, 200]),
     text=st.sampled_from(["keep", "mask"]),
 )
@@ -67,23 +66,9 @@ def test_a_capture_chunked_any_way_exports_as_received(
     max_line: int | None,
     text: str,
 ) -> None:
-    provider, body = BODIES[name]
-    body = body.replace(b"\r\n", b"\n").replace(b"\n", line_end)
-    if damage == "bad json":
-        middle = body.find(line_end * 2, len(body) // 2) + 2 * len(line_end)
-        body = body[:middle] + b"data: {not json" + line_end * 2 + body[middle:]
-    elif damage == "cut":
-        body = body[: len(body) * 2 // 3]
-    elif damage == "comment":
-        body = b": keep-alive" + line_end + body
+    provider, body = damaged(name, line_end, damage)
     folder = tmp_path_factory.mktemp("export-joined")
     source = folder / "c.jsonl"
     write_capture(source, body, [c % (len(body) + 1) for c in cuts], provider)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(session, "JOINED_PIECE", piece)
-        if max_line is not None:
-            bounded = functools.partial(
-                session.Normalizer, max_line=max_line, max_frame=4 * max_line
-            )
-            patch.setattr(session, "Normalizer", bounded)
+    with joined_in_pieces(piece, max_line):
         same_files(source, folder / "out", ExportOptions(text=text, pytest=True))

@@ -9,7 +9,9 @@ stream and every way it was chunked, damage and decoder errors included.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,35 @@ BODIES = {
 }  # fmt: skip
 
 
+def damaged(name: str, line_end: bytes, damage: str) -> tuple[str, bytes]:
+    """The provider and body of real stream ``name`` with these line ends and this damage."""
+    provider, body = BODIES[name]
+    body = body.replace(b"\r\n", b"\n").replace(b"\n", line_end)
+    if damage == "bad json":
+        middle = body.find(line_end * 2, len(body) // 2) + 2 * len(line_end)
+        body = body[:middle] + b"data: {not json" + line_end * 2 + body[middle:]
+    elif damage == "cut":
+        body = body[: len(body) * 2 // 3]
+    elif damage == "comment":
+        body = b": keep-alive" + line_end + body
+    elif damage == "bom":
+        body = b"\xef\xbb\xbf" + body
+    return provider, body
+
+
+@contextlib.contextmanager
+def joined_in_pieces(piece: int, max_line: int | None) -> Iterator[None]:
+    """Joined normalization in pieces of ``piece`` bytes, and decoder bounds of ``max_line``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session, "JOINED_PIECE", piece)
+        if max_line is not None:  # a line over the decoder's bound, found out at any chunk
+            bounded = functools.partial(
+                session.Normalizer, max_line=max_line, max_frame=4 * max_line
+            )
+            patch.setattr(session, "Normalizer", bounded)
+        yield
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     name=st.sampled_from(sorted(BODIES)),
@@ -104,25 +135,9 @@ def test_a_capture_chunked_any_way_shows_the_same_joined(
     piece: int,
     max_line: int | None,
 ) -> None:
-    provider, body = BODIES[name]
-    body = body.replace(b"\r\n", b"\n").replace(b"\n", line_end)
-    if damage == "bad json":
-        middle = body.find(line_end * 2, len(body) // 2) + 2 * len(line_end)
-        body = body[:middle] + b"data: {not json" + line_end * 2 + body[middle:]
-    elif damage == "cut":
-        body = body[: len(body) * 2 // 3]
-    elif damage == "comment":
-        body = b": keep-alive" + line_end + body
-    elif damage == "bom":
-        body = b"\xef\xbb\xbf" + body
+    provider, body = damaged(name, line_end, damage)
     path = tmp_path_factory.mktemp("joined") / "c.jsonl"
     write_capture(path, body, [c % (len(body) + 1) for c in cuts], provider)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(session, "JOINED_PIECE", piece)
-        if max_line is not None:  # a line over the decoder's bound, found out at any chunk
-            bounded = functools.partial(
-                session.Normalizer, max_line=max_line, max_frame=4 * max_line
-            )
-            patch.setattr(session, "Normalizer", bounded)
+    with joined_in_pieces(piece, max_line):
         received, joined = both(path)
     assert joined == received
