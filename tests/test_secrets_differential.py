@@ -118,6 +118,7 @@ FRAGMENTS = (
     "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
     "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "PRIVATE KEY", "private key",
     "-----END CERTIFICATE-----", "-----END ", "KEY-----", "-----END RSA PRIVATE KEY",
+    "sk-sk-", "****", "sk-a-b_c", "b.", ".d", "%+", "@x.io", "a@b.cc.d@e.ff", "zz9",
     "-----BEGIN EC PRIVATE KEY-----END EC PRIVATE KEY-----",
     "[openai-key*****]", "[redacted]",
     " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
@@ -254,4 +255,20 @@ def test_a_private_key_search_stops_at_the_last_end_line() -> None:
     assert secrets._search_end("private-key", "-----END CERTIFICATE-----", 0, 25) == 0
     assert secrets._search_end("openai-key", text, 3, 9) == 9
     assert [m.rule for m in find_secrets(text)] == ["private-key"]
+    assert find_secrets(text) == reference(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-" * 400 + "****" + "sk-" * 400,
+        "sk-" * 400 + " sk-x****y",
+        "a@" + "b." * 400,
+        "a@b.cc.d@e.ff x@y.zz9abc@d.ee " + "q" * 300 + "@" + "w." * 200 + "com",
+        "jane.doe+x@example.co.uk " * 30 + "@" * 30,
+    ],
+)
+def test_long_runs_of_a_rules_characters_find_what_the_plain_search_finds(text: str) -> None:
+    # The masked-key and e-mail rules go on after a run whose end cannot
+    # continue a match, instead of reading the run again from each start in it.
     assert find_secrets(text) == reference(text)
