@@ -119,6 +119,7 @@ FRAGMENTS = (
     "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "PRIVATE KEY", "private key",
     "-----END CERTIFICATE-----", "-----END ", "KEY-----", "-----END RSA PRIVATE KEY",
     "sk-sk-", "****", "sk-a-b_c", "b.", ".d", "%+", "@x.io", "a@b.cc.d@e.ff", "zz9",
+    "eyJ-", "xeyJ", "eyJabcdefgh.", ".eyJabcdefgh.sig",
     "-----BEGIN EC PRIVATE KEY-----END EC PRIVATE KEY-----",
     "[openai-key*****]", "[redacted]",
     " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
@@ -266,9 +267,20 @@ def test_a_private_key_search_stops_at_the_last_end_line() -> None:
         "a@" + "b." * 400,
         "a@b.cc.d@e.ff x@y.zz9abc@d.ee " + "q" * 300 + "@" + "w." * 200 + "com",
         "jane.doe+x@example.co.uk " * 30 + "@" * 30,
+        "eyJ-" * 300 + "eyJabcdefgh.eyJabcdefgh.sig",
+        "xeyJ" * 300 + "-eyJabcdefgh.eyJabcdefgh.sig " + "aeyJ" * 300 + ".",
+        "b" * 500 + "@" + "c" * 300 + "@d.ee",
     ],
 )
 def test_long_runs_of_a_rules_characters_find_what_the_plain_search_finds(text: str) -> None:
     # The masked-key and e-mail rules go on after a run whose end cannot
     # continue a match, instead of reading the run again from each start in it.
     assert find_secrets(text) == reference(text)
+
+
+def test_a_run_rules_pattern_is_its_start_its_run_and_its_tail() -> None:
+    # What the search by runs assumes of each rule it searches that way.
+    for name, (first, run, tail) in secrets._RUN_RULES.items():
+        pattern = secrets._BUILT_IN[name].pattern.pattern
+        assert first in pattern and pattern.endswith(tail), name
+        assert run.endswith("*+") and run[:-2] in pattern, name
