@@ -280,7 +280,10 @@ def test_long_runs_of_a_rules_characters_find_what_the_plain_search_finds(text: 
 
 def test_a_run_rules_pattern_is_its_start_its_run_and_its_tail() -> None:
     # What the search by runs assumes of each rule it searches that way.
-    for name, (first, run, tail) in secrets._RUN_RULES.items():
+    for name, (first, written) in secrets._RUN_RULES.items():
         pattern = secrets._BUILT_IN[name].pattern.pattern
-        assert first in pattern and pattern.endswith(tail), name
-        assert run.endswith("*+") and run[:-2] in pattern, name
+        head, sep, tail = pattern.partition(written)
+        assert sep and (head.endswith(first) or written.startswith(first)), name
+        start, run, rest = (p.pattern for p in secrets._run_patterns(name))
+        assert (start, rest) == (first, tail) and run.endswith("*+"), name
+        assert written.startswith(run[:-2]), name

@@ -352,15 +352,20 @@ def _scan(
                     cursor = m.end()
 
 
-# Built-in rules whose every match ends with a match of this pattern, which
-# starts with this text. A private key's BEGIN line with no END line after it
-# is read to the end of the text (or window) by the lazy body: from each of
-# thousands of BEGIN lines, in a hostile text (quadratic: 366 KB of them took
-# 20 s). No match can end past the last END line, so a search stops there:
-# the same matches, each character read about once.
-_ENDS_WITH: Final = {
-    "private-key": ("-----END ", re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")),
-}
+# Built-in rules whose every match ends with the part of their pattern that
+# starts with this text (read off the pattern). A private key's BEGIN line
+# with no END line after it is read to the end of the text (or window) by the
+# lazy body: from each of thousands of BEGIN lines, in a hostile text
+# (quadratic: 366 KB of them took 20 s). No match can end past the last END
+# line, so a search stops there: the same matches, each character read about once.
+_ENDS_WITH: Final = {"private-key": "-----END "}
+
+
+@functools.cache
+def _closing(name: str) -> re.Pattern[str]:
+    """The last part of built-in rule ``name``'s pattern, from :data:`_ENDS_WITH`'s text on."""
+    source = _BUILT_IN[name].source
+    return re.compile(source[source.rindex(_ENDS_WITH[name]) :], re.ASCII)
 
 
 def _search_end(name: str, text: str, start: int, end: int) -> int:
@@ -369,10 +374,10 @@ def _search_end(name: str, text: str, start: int, end: int) -> int:
     ``end`` for a rule not in :data:`_ENDS_WITH`; ``start`` (search nothing)
     when its closing line is nowhere there.
     """
-    closing = _ENDS_WITH.get(name)
-    if closing is None:
+    head = _ENDS_WITH.get(name)
+    if head is None:
         return end
-    head, pattern = closing
+    pattern = _closing(name)
     at = text.rfind(head, start, end)
     while at >= 0:
         found = pattern.match(text, at, end)
@@ -383,29 +388,28 @@ def _search_end(name: str, text: str, start: int, end: int) -> int:
 
 
 # Built-in rules whose match, from where it can start (``first``), reads a run
-# of characters (``run``) and goes on with ``tail`` where the run ends: every
-# start in one run reads to the same end, so when the tail does not match
-# there none of them can match, and the search goes on after the run; when it
-# does, the first start that matches is the engine's. (Each pattern is its
-# ``first``, its run, then its tail: a test holds them to it.) The engine's
-# own scan would read the run again from each start: quadratic on a long run
-# (60 KB of ``sk-sk-…`` took 7 s; of ``b.b.b…`` beside an ``@``, 4.5 s; of
-# ``eyJ-eyJ-…``, 1.2 s).
+# of characters and goes on with the rest of its pattern (the tail) where the
+# run ends: every start in one run reads to the same end, so when the tail
+# does not match there none of them can match, and the search goes on after
+# the run; when it does, the first start that matches is the engine's. The
+# engine's own scan would read the run again from each start: quadratic on a
+# long run (60 KB of ``sk-sk-…`` took 7 s; of ``b.b.b…`` beside an ``@``,
+# 4.5 s; of ``eyJ-eyJ-…``, 1.2 s). Each entry is the start and the run as the
+# pattern writes it; the run's characters and the tail are read off the pattern.
 _RUN_RULES: Final = {
-    "masked-key": ("sk-", r"[A-Za-z0-9_\-]*+", r"\*{4,}[A-Za-z0-9_\-]*"),
-    "email": (
-        r"[A-Za-z0-9._%+\-]",
-        r"[A-Za-z0-9._%+\-]*+",
-        r"@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b",
-    ),
-    "jwt": ("eyJ", r"[A-Za-z0-9_\-]*+", r"\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"),
+    "masked-key": ("sk-", r"[A-Za-z0-9_\-]*"),
+    "email": (r"[A-Za-z0-9._%+\-]", r"[A-Za-z0-9._%+\-]+"),
+    "jwt": ("eyJ", r"[A-Za-z0-9_\-]{8,}"),
 }
 
 
 @functools.cache
 def _run_patterns(name: str) -> tuple[re.Pattern[str], ...]:
-    """A run rule's parts compiled as the rules are (ASCII-only), on first use."""
-    return tuple(re.compile(part, re.ASCII) for part in _RUN_RULES[name])
+    """A run rule's start, run (to its end, no going back) and tail, compiled as the rules are."""
+    first, written = _RUN_RULES[name]
+    tail = _BUILT_IN[name].source.split(written, 1)[1]
+    run = written[: written.index("]") + 1] + "*+"
+    return tuple(re.compile(part, re.ASCII) for part in (first, run, tail))
 
 
 def _run_matches(
