@@ -503,12 +503,13 @@ def _prepare(
 
     columns = _chunk_columns(rec)
     key = _key_of(rec)  # read from the chunks as recorded
-    if consume and not as_received:
+    joined_here = consume and not as_received
+    if joined_here:
         # The recording is ours: its chunks become the pieces the trace keeps,
         # and later the body, rather than being held beside both.
         join_chunks(rec)
     first = trace_recording(rec, provider, as_received=as_received)
-    if first.decoder_error is not None and len(rec.chunks) != len(columns[0]):
+    if joined_here and first.decoder_error is not None:
         # Over a decoder bound (reported where the chunking found it out): as received.
         rec.chunks = list(_cut(rec.body, *columns))
         first = trace_recording(rec, provider)
