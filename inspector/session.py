@@ -103,15 +103,16 @@ def trace_recording(
     :data:`JOINED_PIECE` bytes, as :func:`load_trace` does (see there: the
     same events, problems and frame spans; the pieces' chunk table). When a
     line or event went over the decoder's bound, whose report depends on the
-    chunking, the recording is normalized again as received — unless
-    ``consume`` gave its chunks away: then the joined trace is returned.
+    chunking, the recording is normalized again as received; so the chunks
+    are kept until the trace is done (and then emptied, with ``consume``).
     """
-    chunks = _handed_over(rec.chunks) if consume else rec.chunks
     if as_received or len(rec.chunks) < 2:
-        return _trace(rec, provider, chunks)
-    trace = _trace(rec, provider, _joined(chunks, JOINED_PIECE))
-    if trace.decoder_error is not None and not consume:
+        return _trace(rec, provider, _handed_over(rec.chunks) if consume else rec.chunks)
+    trace = _trace(rec, provider, _joined(rec.chunks, JOINED_PIECE))
+    if trace.decoder_error is not None:
         trace = _trace(rec, provider, rec.chunks)
+    if consume:
+        rec.chunks = []
     return trace
 
 
