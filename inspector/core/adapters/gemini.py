@@ -59,6 +59,7 @@ from .base import (
     json_problem,
     last_value,
 )
+from .template import Learner, Path
 
 __all__ = [
     "DONE_FINISH_REASONS",
@@ -155,6 +156,10 @@ _VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
 Segment = str | int  # an object key, or an array index
 
 
+# Where a plain response's text is: what a template cuts out (see template.py).
+TEXT_PATH: Final[Path] = ("candidates", 0, "content", "parts", 0, "text")
+
+
 class GeminiAdapter(Adapter):
     """``GenerateContentResponse`` frames to actions; see the module's final-signal table."""
 
@@ -169,6 +174,7 @@ class GeminiAdapter(Adapter):
         self.produced = False  # text, a call or an opaque part: something beyond reasoning
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
+        self.templates = Learner(TEXT_PATH)
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
@@ -207,7 +213,10 @@ class GeminiAdapter(Adapter):
         The checks are ``_response``'s and ``_part``'s for such a response,
         written out in the loop. It changes nothing but what those record of
         every response (the model, the id, the usage: the last response that
-        has one wins, looked up once when the run stops) and ``produced``.
+        has one wins, looked up once when the run stops) and ``produced``. A
+        response that is the stream's template around another text (see
+        ``template.py``) parses to the template's response but for the text:
+        only its text is read.
         """
         texts: list[str] = []
         block = self.text_block
@@ -216,15 +225,39 @@ class GeminiAdapter(Adapter):
         append = texts.append
         last: dict[str, Any] | None = None  # the run's last plain response (the others die young)
         loads = orjson.loads
+        JSONDecodeError = orjson.JSONDecodeError
         usual_top = _USUAL_TOP.issuperset
         usual_candidate = _PLAIN_CANDIDATE.issuperset
         # A decoder's run of data-only events is all "message": one C-level count.
         named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
+        learner = self.templates
+        template, head, tail, skip_head, skip_tail = learner.current, None, None, 0, 0
+        if template is not None and start < len(payloads):
+            cut = template.by_type[type(payloads[start])]
+            head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        hits = 0
         for i in range(start, len(payloads)):
+            payload = payloads[i]
+            # A response with the template's bytes around its text: the text is all to read.
+            if (
+                head is not None
+                and payload.startswith(head)  # type: ignore[arg-type]
+                and payload.endswith(tail)  # type: ignore[arg-type]
+                and (not named or events[i] == "message")
+            ):
+                try:
+                    text = loads(payload[skip_head : len(payload) - skip_tail])
+                except JSONDecodeError:
+                    text = None
+                if type(text) is str and text:
+                    last = template.data  # type: ignore[union-attr]
+                    append(text)
+                    hits += 1
+                    continue
             try:
-                data = loads(payloads[i])
-            except orjson.JSONDecodeError:
+                data = loads(payload)
+            except JSONDecodeError:
                 break
             stopped = data
             # No type checks on the way down: of what orjson returns only a dict takes
@@ -256,6 +289,13 @@ class GeminiAdapter(Adapter):
             last = data
             append(text)
             stopped = NOT_PARSED
+            if learner.missed(payload, data) is not template:
+                template = learner.current
+                assert template is not None
+                cut = template.by_type[type(payload)]
+                head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        if hits:
+            learner.used()
         if last is not None:
             self._note_plain(last, payloads, start, len(texts))
             self.produced = True

@@ -41,6 +41,7 @@ from .base import (
     json_problem,
     last_value,
 )
+from .template import Learner, Path
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
 
@@ -73,6 +74,9 @@ QUIET_FIELDS: Final = frozenset(
      "audio", "name", "obfuscation"}
 )  # fmt: skip
 
+# Where a plain chunk's text is: what a template cuts out (see template.py).
+TEXT_PATH: Final[Path] = ("choices", 0, "delta", "content")
+
 
 class OpenAIChatAdapter(Adapter):
     """Chat Completions chunks (``chat.completion.chunk``) to actions."""
@@ -91,6 +95,7 @@ class OpenAIChatAdapter(Adapter):
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
+        self.templates = Learner(TEXT_PATH)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame; see the module's table of final signals."""
@@ -137,21 +142,48 @@ class OpenAIChatAdapter(Adapter):
         nothing but what ``_note`` records, where the last chunk that has a
         value wins: the model and the id (in every chunk) are looked up once,
         from the end, when the run stops; the usage (nearly never there) as it
-        comes.
+        comes. A chunk that is the stream's template around another text (see
+        ``template.py``) parses to the template's chunk but for the text, so
+        it passes the same checks and records the same values: only its text
+        is read.
         """
         texts: list[str] = []
         append = texts.append
         last: dict[str, Any] | None = None  # the run's last plain chunk (the others die young)
         loads = orjson.loads
+        JSONDecodeError = orjson.JSONDecodeError
         open_finish = self.finish_reason is None  # a finish_reason would be news
         chat = CHAT_EVENTS
         # A decoder's run of data-only events is all "message": one C-level count.
         named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
+        learner = self.templates
+        template, head, tail, skip_head, skip_tail = learner.current, None, None, 0, 0
+        if template is not None and start < len(payloads):
+            cut = template.by_type[type(payloads[start])]
+            head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        hits = 0
         for i in range(start, len(payloads)):
+            payload = payloads[i]
+            # A chunk with the template's bytes around its text: the text is all to read.
+            if (
+                head is not None
+                and payload.startswith(head)  # type: ignore[arg-type]
+                and payload.endswith(tail)  # type: ignore[arg-type]
+                and (not named or events[i] in chat)
+            ):
+                try:
+                    text = loads(payload[skip_head : len(payload) - skip_tail])
+                except JSONDecodeError:
+                    text = None
+                if type(text) is str and text:
+                    last = template.data  # type: ignore[union-attr]
+                    append(text)
+                    hits += 1
+                    continue
             try:
-                data = loads(payloads[i])
-            except orjson.JSONDecodeError:
+                data = loads(payload)
+            except JSONDecodeError:
                 break
             stopped = data
             # No type checks on the way down: of what orjson returns only a dict takes
@@ -180,6 +212,7 @@ class OpenAIChatAdapter(Adapter):
                 break
             if "error" in data and isinstance(data["error"], dict):
                 break
+            usage = None
             if "usage" in data:  # (rare: a single lookup when absent)
                 usage = data["usage"]
                 if isinstance(usage, dict):
@@ -187,6 +220,14 @@ class OpenAIChatAdapter(Adapter):
             last = data
             append(text)
             stopped = NOT_PARSED
+            # A chunk's usage is state a template would skip: such a chunk is not one.
+            if not isinstance(usage, dict) and learner.missed(payload, data) is not template:
+                template = learner.current
+                assert template is not None
+                cut = template.by_type[type(payload)]
+                head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        if hits:
+            learner.used()
         if last is not None:
             self._note_plain(last, payloads, start, len(texts))
         return texts, stopped

@@ -1,0 +1,174 @@
+"""Payload templates: what a stream's plain events share, learned from one of them.
+
+The plain text deltas of a stream are, in most streams, byte for byte the same
+but for the text: the same id, model and fields, in the same order. A
+:class:`Template` is one parsed plain event with its text cut out of its bytes:
+the *head* before the text's JSON string and the *tail* after it. A later
+payload that starts with the head, ends with the tail and holds exactly one
+JSON string between them parses to the template's JSON with that string as
+the text — so an adapter reads the string and skips parsing and checking the
+rest, which is most of what a plain event costs.
+
+Why that holds: the head ends where a value begins and the tail begins where
+one ends, so a JSON lexer reads them the same way whatever string sits
+between them — a string is closed by its own quote. The string between them
+is checked on its own to be exactly one JSON string (``orjson`` reads it
+alone, with the same strictness it reads the document with: escapes,
+surrogates, control characters and UTF-8).
+
+Where the text is, is not guessed: :func:`learn` finds the text's JSON in the
+payload where a value may begin (after a ``:``), puts a sentinel string there
+and parses the result; the template is kept only if that parses to the
+event's JSON with the sentinel in the text's place and nowhere else. A text
+written with other escapes than ``orjson`` writes, or found as more than one
+value, gives no template, and the adapter parses every event as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import orjson
+
+__all__ = ["Cut", "Learner", "Path", "Template", "learn"]
+
+#: A sentinel put in the text's place to find it (a JSON escape: ASCII in bytes
+#: and in str), and the value it parses to.
+_SENTINEL: Final = b'"\\u0001"'
+_SENTINEL_VALUE: Final = "\x01"
+#: Places the text may be looked for in one payload before giving up.
+_MAX_LOOKS: Final = 64
+_WHITE: Final = frozenset(b" \t\r\n")
+_COLON: Final = ord(":")
+#: Learning stops backing off at this many plain events between two attempts.
+_MAX_GAP: Final = 1024
+
+Path = tuple[str | int, ...]
+
+
+class Cut:
+    """A template's head and tail in one payload type (bytes, or str)."""
+
+    __slots__ = ("head", "skip_head", "skip_tail", "tail")
+
+    def __init__(self, head: str | bytes, tail: str | bytes) -> None:
+        self.head = head
+        self.tail = tail
+        self.skip_head = len(head)
+        self.skip_tail = len(tail)
+
+
+class Template:
+    """One plain event's JSON and its payload cut around the text."""
+
+    __slots__ = ("by_type", "data")
+
+    def __init__(self, data: Any, cuts: dict[type, Cut]) -> None:
+        self.data = data  # the event's JSON (never changed: adapters only read it)
+        self.by_type = cuts
+
+    def text(self, payload: str | bytes) -> str | None:
+        """The text of ``payload`` if it is the template's bytes around one non-empty string.
+
+        None: parse the payload as usual. (Adapters write this out in their
+        loops; this is the reference they follow.)
+        """
+        cut = self.by_type.get(type(payload))
+        if cut is None:
+            return None
+        if not (payload.startswith(cut.head) and payload.endswith(cut.tail)):  # type: ignore[arg-type]
+            return None
+        try:
+            text = orjson.loads(payload[cut.skip_head : len(payload) - cut.skip_tail])
+        except orjson.JSONDecodeError:
+            return None
+        return text if type(text) is str and text else None
+
+
+def learn(payload: str | bytes, data: Any, path: Path) -> Template | None:
+    """A template of ``payload`` (parsed: ``data``) cut around the string at ``path``."""
+    try:
+        text = _at(data, path)
+    except (KeyError, IndexError, TypeError):
+        return None
+    if type(text) is not str or not text or text == _SENTINEL_VALUE:
+        return None
+    raw = payload if isinstance(payload, bytes) else payload.encode()
+    span = _span(raw, orjson.dumps(text))
+    if span is None:
+        return None
+    head, tail = raw[: span[0]], raw[span[1] :]
+    try:
+        # With the text put back, a sentinel anywhere but at the path (or a path
+        # the probe does not have) leaves the two unequal.
+        probe = orjson.loads(head + _SENTINEL + tail)
+        _at(probe, path[:-1])[path[-1]] = text
+    except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
+        return None
+    if probe != data:
+        return None
+    # (the cuts are at a quote: ASCII, so both pieces are whole UTF-8)
+    cuts: dict[type, Cut] = {bytes: Cut(head, tail), str: Cut(head.decode(), tail.decode())}
+    return Template(data, cuts)
+
+
+class Learner:
+    """An adapter's current template, and when it may try to learn another.
+
+    Learning costs a few parses; a stream whose events differ in more than
+    the text (a usage count that grows, a sequence number) would pay it on
+    every event. So after each attempt the next waits for more plain events
+    to have missed the template — 1, 2, 4, … up to :data:`_MAX_GAP` — until a
+    template is used again.
+    """
+
+    __slots__ = ("current", "gap", "path", "wait")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.current: Template | None = None
+        self.wait = 0
+        self.gap = 1
+
+    def missed(self, payload: str | bytes, data: Any) -> Template | None:
+        """A plain event the current template did not match: learn from it, in time."""
+        if self.wait:
+            self.wait -= 1
+            return self.current
+        template = learn(payload, data, self.path)
+        if template is not None:
+            self.current = template
+        self.wait = self.gap
+        self.gap = min(self.gap * 2, _MAX_GAP)
+        return self.current
+
+    def used(self) -> None:
+        """The current template matched an event: learn at once after the next miss."""
+        self.wait = 0
+        self.gap = 1
+
+
+def _at(data: Any, path: Sequence[str | int]) -> Any:
+    for step in path:
+        data = data[step]
+    return data
+
+
+def _span(raw: bytes, token: bytes) -> tuple[int, int] | None:
+    """Where ``token`` is the one value (after ``:`` and white space); None if unsure."""
+    found = None
+    at = raw.find(token)
+    for _ in range(_MAX_LOOKS):
+        if at < 0:
+            return found
+        # (each run of white space is read back over by the token after it only)
+        before = at - 1
+        while before >= 0 and raw[before] in _WHITE:
+            before -= 1
+        if before >= 0 and raw[before] == _COLON:
+            if found is not None:
+                return None  # twice as a value: which one is the text is not clear
+            found = (at, at + len(token))
+        at = raw.find(token, at + 1)
+    return None  # too many places to look: no template, rather than slow learning
