@@ -258,6 +258,10 @@ def _capture_pieces(
     yield bytes(out)
 
 
+#: Events per piece of the events file as it is staged (about 40 KB of lines).
+_EVENT_LINES_BATCH: Final = 256
+
+
 def _provider(rec: Recording, requested: str | None) -> str:
     provider = requested or guess_provider(rec)
     if provider is None:
@@ -559,7 +563,11 @@ def _prepare(
             f"({escape_controls(problem)}); nothing was written"
         )
 
-    files.add(names["events"], exported.events.json_lines())  # staged piece by piece
+    # Staged piece by piece, in pieces small enough to come from the heap and
+    # be reused: with the command's fixed mmap threshold (.allocator) a piece
+    # over 128 KiB is a fresh mapping each time (2048 events a piece faulted
+    # in ~110,000 pages, a third of the export's page faults on a 30 MB stream).
+    files.add(names["events"], exported.events.json_lines(_EVENT_LINES_BATCH))
     option_words = f"--text {options.text}" + (" --keep-request" if options.keep_request else "")
     if options.pytest:
         files.add(
