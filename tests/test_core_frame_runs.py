@@ -84,9 +84,10 @@ def test_runs_decode_to_the_frames_the_line_by_line_path_decodes(
     with_runs = _decode(pieces, runs=True)
     assert _decode(pieces, runs=False) == with_runs  # feed() is feed_runs(), flattened
     with pytest.MonkeyPatch.context() as patch:
-        # The general path alone: no run, no single-event shortcut.
+        # The general path alone: no run, no single-event shortcut, no held event line.
         patch.setattr(FrameDecoder, "_regular", lambda *args: 0)
         patch.setattr(FrameDecoder, "_single", lambda *args: None)
+        patch.setattr(FrameDecoder, "_hold_event_line", lambda *args: None)
         assert _decode(pieces, runs=True) == with_runs
 
 

@@ -558,12 +558,35 @@ class FrameDecoder:
                 pos = out[-1].end
                 line_chunk = ci
                 done += used
+            if done == len(lines) - 1 and self._block_start < 0:
+                # Most segments of an ``event:`` + ``data:`` stream end in the next
+                # event's ``event:`` line: held as _scan holds it, without its loop.
+                after = self._hold_event_line(lines[done], has_cr, pos, line_chunk)
+                if after is not None:
+                    pos, done = after, done + 1
             if done < len(lines):
                 rest = lines[done:] if done else lines
                 pos = self._slow(rest, has_cr, segment, seg_start, pos, line_chunk, ci, time, out)
         if pos >= 0:
             self._hold(partial, pos, ci if lines else first_chunk)
         return out
+
+    def _hold_event_line(self, line: bytes, cr: bool, pos: int, line_chunk: int) -> int | None:
+        """What :meth:`_scan` does with one ``event:`` line that starts an event.
+
+        The offset after the line; None, having done nothing, when the line is
+        anything else (with ``cr``, a line must end in its CRLF's CR and hold
+        no other).
+        """
+        if cr:
+            if line.find(b"\r") != len(line) - 1:
+                return None
+            line = line[:-1]
+        if line[:6] != b"event:" or len(line) > min(self.max_line, self.max_frame):
+            return None
+        self._spill(pos, line_chunk, line, None)
+        self._held = (line, 1 + cr)
+        return pos + len(line) + 1 + cr
 
     def _slow(
         self,

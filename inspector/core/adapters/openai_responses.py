@@ -222,6 +222,18 @@ WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
     "response.function_call_arguments.done": _ARGUMENTS,
 }
 
+# The fragment events a block's plain run takes, by the block's delta kind and
+# section: event type -> the field naming its part ("" for an item block, whose
+# part is always 0).
+LANE_FIELDS: Final[dict[tuple[str, int], dict[str, str]]] = {
+    (lane, section): {
+        event: rule.sub_field if section != ITEM else ""
+        for event, rule in FRAGMENT_EVENTS.items()
+        if rule.delta_kind == lane and rule.section == section
+    }
+    for lane, section in {(rule.delta_kind, rule.section) for rule in FRAGMENT_EVENTS.values()}
+}
+
 PART_EVENTS: Final[dict[str, _Rule]] = {
     "response.content_part.added": _TEXT,
     "response.content_part.done": _TEXT,
@@ -326,13 +338,7 @@ class OpenAIResponsesAdapter(Adapter):
         if self.blocks.get(key) is not block:
             return texts, NOT_PARSED
         output, section, sub = key
-        # The event types that carry fragments for this block: type -> the field
-        # naming its part ("" for an item block, whose part is always 0).
-        fields = {
-            kind: rule.sub_field if section != ITEM else ""
-            for kind, rule in FRAGMENT_EVENTS.items()
-            if rule.delta_kind == lane_kind and rule.section == section
-        }
+        fields = LANE_FIELDS.get((lane_kind, section), {})
         append = texts.append
         loads = orjson.loads
         last_sequence: Any = None
