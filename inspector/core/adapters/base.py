@@ -88,7 +88,8 @@ class Adapter(ABC):
 
         ``events[i]`` and ``payloads[i]`` are one frame's SSE event type and
         data (text, or the undecoded bytes of a
-        :class:`~inspector.core.sse.FrameRun`, which ``orjson`` parses alike).
+        :class:`~inspector.core.sse.FrameRun`, which ``orjson`` parses alike;
+        all of one type in a call, which adapters' templates rely on).
         Each payload is parsed and checked with :meth:`plain` until one is not
         plain; the second item is that frame's parsed JSON, for ``feed`` to
         reuse, or :data:`NOT_PARSED` when it did not parse (``feed`` parses it
