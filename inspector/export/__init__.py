@@ -48,7 +48,7 @@ from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, iter_stream_files
 from ..session import guess_provider, join_chunks, trace_recording
 from ..terminal import escape_controls, safe_path
-from .leaks import scan_outputs
+from .leaks import ReadCapture, scan_outputs
 from .ledger import Context, Ledger
 from .output import UnsafeOutput, check_output_dir, commit_file, stage_file
 from .pseudonyms import Pseudonymizer
@@ -279,6 +279,56 @@ def _provider(rec: Recording, requested: str | None) -> str:
             "cannot be verified"
         ) from exc
     return provider
+
+
+#: How much of a capture is read at a time when its last line is looked for.
+_TAIL_READ: Final = 1 << 16
+
+
+def _read_back_records(file: IO[bytes], size: int, parsed: Recording) -> bytes | None:
+    """A capture's lines that are not chunks, as the leak scan joins them; None to let it parse.
+
+    For the capture this export wrote, just read back by the capture reader
+    (``parsed``, from ``file`` of ``size`` bytes): when that found no
+    problem and at least one chunk, its lines are the header, the chunk
+    records (their bytes are ``parsed``'s chunks) and the end record, if
+    any — the first and last lines of the file, read here and checked to
+    be those records. The leak scan's own parsing would find the same.
+    """
+    if parsed.kind != "capture" or parsed.problems or not parsed.chunks:
+        return None
+    file.seek(0)
+    lines = [file.readline(size)]
+    if parsed.end is not None:
+        lines.append(_last_line(file, size))
+    for line, kind in zip(lines, ("header", "end"), strict=False):
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        if not (line.endswith(b"\n") and type(record) is dict and record.get("type") == kind):
+            return None
+    records = b"\n".join(line[:-1] for line in lines)
+    return None if b"\r" in records else records
+
+
+def _last_line(file: IO[bytes], size: int) -> bytes:
+    """The last line of ``file`` (``size`` bytes) with its LF, read backwards a block at a time."""
+    parts = []
+    end = size - 1  # the last byte: the line's own LF, if it has one
+    while end > 0:
+        start = max(0, end - _TAIL_READ)
+        file.seek(start)
+        block = file.read(end - start)
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            parts.append(block[cut + 1 :])
+            break
+        parts.append(block)
+        end = start
+    file.seek(max(0, size - 1))
+    parts.reverse()
+    return b"".join(parts) + file.read(1)
 
 
 class _Layout(NamedTuple):
@@ -529,6 +579,7 @@ def _prepare(
         consume=consume,
         key=key,
     )
+    records: bytes | None = None
     if rec.kind == "raw":
         parsed = parse_recording(body, names["capture"])
         if [data for _, data in parsed.chunks] == [body]:
@@ -543,12 +594,20 @@ def _prepare(
         chunks = _cut(body, before.chunk_times, before.chunk_sizes)
         files.add(names["capture"], _capture_pieces(header, chunks, end))
         del chunks
+        size = files.size(names["capture"])
         with files.open(names["capture"]) as file:
-            parsed = parse_recording_file(file, names["capture"], files.size(names["capture"]))
+            parsed = parse_recording_file(file, names["capture"], size)
+            records = None if as_received else _read_back_records(file, size, parsed)
     del body, header, end
     columns = _chunk_columns(parsed)
+    read_back = {}
     if not as_received:
         join_chunks(parsed)  # each chunk let go of as joined: the trace keeps the pieces
+        if records is not None:
+            # The leak scan reads the capture as just read back: the same records and
+            # chunks as parsing the file again, which cost as much as reading it here.
+            # The pieces are the trace's own blocks (no copy) until it is freed.
+            read_back[names["capture"]] = ReadCapture(records, [data for _, data in parsed.chunks])
     # Each chunk let go of as it is fed: the trace keeps their bytes anyway.
     exported: Trace | None = trace_recording(parsed, provider, consume=True)
     assert exported is not None
@@ -600,7 +659,8 @@ def _prepare(
     del summary
     if not keep_traces:
         exported = None  # all read: the leak scan needs only the files and texts
-    leaks = scan_outputs(files, ledger.secrets, assembled)
+    leaks = scan_outputs(files, ledger.secrets, assembled, read_back)
+    del read_back
     if leaks:
         raise ExportError(
             f"{safe_path(rec.path)}: a secret would still be in the output "

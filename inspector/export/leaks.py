@@ -39,15 +39,18 @@ from ahocorasick_rs import AhoCorasick
 from ..terminal import escape_controls
 from .secrets import find_secrets
 
-__all__ = ["UNESCAPE_DEPTH", "Leak", "masked_preview", "needles", "scan_outputs"]
+__all__ = ["UNESCAPE_DEPTH", "Leak", "ReadCapture", "masked_preview", "needles", "scan_outputs"]
 
 # A base64 form shorter than this could turn up by chance in any long blob.
 _MIN_ENCODED: Final = 8
 #: How many times escapes are undone when looking for a secret.
 UNESCAPE_DEPTH: Final = 3
 _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
-# Characters of a text searched per automaton pass.
-_NEEDLE_WINDOW: Final = 1 << 18
+# Characters of a text searched per automaton pass. Each window is a copy: an
+# ASCII one of 64 KiB comes from the heap and its memory serves the next, where
+# one over the command's fixed mmap threshold (128 KiB, .allocator) would be a
+# fresh mapping faulted in page by page (7,300 faults per 30 MB text).
+_NEEDLE_WINDOW: Final = 1 << 16
 # What bytes.splitlines() breaks a line at.
 _LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
@@ -120,8 +123,22 @@ def _unescape(holder: list[str]) -> str:
 
     The text is taken out of ``holder`` and let go of once encoded: a caller
     that held it only there never has the text, its bytes and the result at once.
+
+    An ASCII text is decoded from its first backslash on: before it every
+    byte stands for itself and no escape can start, so the result is that
+    part as it is and the rest decoded (the same string, for a multi-MB text
+    whose few escapes come late — a tool call at the end of a long answer —
+    two copies rather than encoding and decoding all of it).
     """
-    data = holder.pop().encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
+    text = holder.pop()
+    first = text.find("\\")
+    if first > 0 and text.isascii():
+        head = text[:first]
+        holder.append(text[first:])
+        del text
+        return head + _unescape(holder)
+    data = text.encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
+    del text
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "invalid escape sequence" for \q
         return codecs.decode(data, "unicode_escape", "backslashreplace")
@@ -177,6 +194,19 @@ def _capture_parts(data: bytes) -> tuple[bytearray, bytes] | None:
     return body, b"\n".join(records)
 
 
+@dataclass(frozen=True, slots=True)
+class ReadCapture:
+    """A capture output as the export already read it back: what :func:`_capture_parts` gives.
+
+    ``records``: its lines that are not chunk records (the header, the end
+    record), joined by LFs as they are in the file; ``pieces``: its chunks'
+    bytes, in order (the pieces its trace was fed), emptied once joined.
+    """
+
+    records: bytes
+    pieces: list[bytes]
+
+
 def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
     """The text in ``holder`` and what it decodes to, one at a time: ``(form, text)``.
 
@@ -199,6 +229,16 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
         yield f"{form}, unescaped x{depth}", text
     if unescaped and _PERCENT.search(text):
         yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
+
+
+def _read_capture_haystacks(parts: ReadCapture) -> Iterator[tuple[str, str]]:
+    """:func:`_haystacks` of a capture from its parts as read back (:class:`ReadCapture`)."""
+    yield from _decodings([parts.records.decode("utf-8", "replace")], "header record")
+    body = b"".join(parts.pieces)
+    parts.pieces.clear()  # the caller's pieces: only the joined body is held from here on
+    holder = [body.decode("utf-8", "replace")]
+    del body
+    yield from _decodings(holder, "stream body")
 
 
 def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
@@ -296,11 +336,14 @@ def _pattern_leak(name: str, hay: str, where: str) -> Leak | None:
 
 
 def _sources(
-    files: Mapping[str, bytes], assembled: Iterable[tuple[str, str]]
+    files: Mapping[str, bytes],
+    assembled: Iterable[tuple[str, str]],
+    read: Mapping[str, ReadCapture],
 ) -> Iterator[tuple[str, Iterator[tuple[str, str]]]]:
     """Each file's haystacks, then each assembled text's: one file's bytes read at a time."""
     for name in files:
-        yield name, _haystacks(files[name])
+        parts = read.get(name)
+        yield name, _haystacks(files[name]) if parts is None else _read_capture_haystacks(parts)
     for label, text in assembled:
         yield label, _decodings([text], "as is")
 
@@ -309,6 +352,7 @@ def scan_outputs(
     files: Mapping[str, bytes],
     secrets: Mapping[str, str],
     assembled: Iterable[tuple[str, str]] = (),
+    read: Mapping[str, ReadCapture] | None = None,
 ) -> list[Leak]:
     """Where a secret is still in the outputs: at most one :class:`Leak` per file.
 
@@ -316,11 +360,15 @@ def scan_outputs(
     ``(label, text)`` pairs decoded from the output (each block's deltas
     joined), scanned like a file named by ``label``. ``files`` is read one
     file at a time, in order (a mapping that reads files from disk keeps only
-    the one being scanned in memory).
+    the one being scanned in memory). ``read``: captures among ``files``
+    that the caller has already read back, whole and undamaged, with the
+    capture reader: their records and chunks (:class:`ReadCapture`, exactly
+    what parsing the file here would give) are scanned rather than the file
+    being parsed again.
     """
     removed = _Needles(secrets)
     leaks: list[Leak] = []
-    for name, haystacks in _sources(files, assembled):
+    for name, haystacks in _sources(files, assembled, read or {}):
         for where, hay in haystacks:
             leak = removed.leak(name, hay, where) or _pattern_leak(name, hay, where)
             del hay  # let go of before the next decoding is made
