@@ -59,7 +59,7 @@ from .base import (
     json_problem,
     last_value,
 )
-from .template import Learner, Path
+from .template import Learner, Path, pieces
 
 __all__ = [
     "DONE_FINISH_REASONS",
@@ -232,18 +232,18 @@ class GeminiAdapter(Adapter):
         named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
         learner = self.templates
-        template, head, tail, skip_head, skip_tail = learner.current, None, None, 0, 0
-        if template is not None and start < len(payloads):
-            cut = template.by_type[type(payloads[start])]
-            head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        template = learner.current
+        head, tail, skip_head, skip_tail = pieces(
+            template, payloads[start] if start < len(payloads) else None
+        )
         hits = 0
         for i in range(start, len(payloads)):
             payload = payloads[i]
             # A response with the template's bytes around its text: the text is all to read.
             if (
                 head is not None
-                and payload.startswith(head)  # type: ignore[arg-type]
-                and payload.endswith(tail)  # type: ignore[arg-type]
+                and payload.startswith(head)
+                and payload.endswith(tail)
                 and (not named or events[i] == "message")
             ):
                 try:
@@ -291,9 +291,7 @@ class GeminiAdapter(Adapter):
             stopped = NOT_PARSED
             if learner.missed(payload, data) is not template:
                 template = learner.current
-                assert template is not None
-                cut = template.by_type[type(payload)]
-                head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+                head, tail, skip_head, skip_tail = pieces(template, payload)
         if hits:
             learner.used()
         if last is not None:

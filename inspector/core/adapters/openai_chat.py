@@ -41,7 +41,7 @@ from .base import (
     json_problem,
     last_value,
 )
-from .template import Learner, Path
+from .template import Learner, Path, pieces
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
 
@@ -158,18 +158,18 @@ class OpenAIChatAdapter(Adapter):
         named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
         learner = self.templates
-        template, head, tail, skip_head, skip_tail = learner.current, None, None, 0, 0
-        if template is not None and start < len(payloads):
-            cut = template.by_type[type(payloads[start])]
-            head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        template = learner.current
+        head, tail, skip_head, skip_tail = pieces(
+            template, payloads[start] if start < len(payloads) else None
+        )
         hits = 0
         for i in range(start, len(payloads)):
             payload = payloads[i]
             # A chunk with the template's bytes around its text: the text is all to read.
             if (
                 head is not None
-                and payload.startswith(head)  # type: ignore[arg-type]
-                and payload.endswith(tail)  # type: ignore[arg-type]
+                and payload.startswith(head)
+                and payload.endswith(tail)
                 and (not named or events[i] in chat)
             ):
                 try:
@@ -223,9 +223,7 @@ class OpenAIChatAdapter(Adapter):
             # A chunk's usage is state a template would skip: such a chunk is not one.
             if not isinstance(usage, dict) and learner.missed(payload, data) is not template:
                 template = learner.current
-                assert template is not None
-                cut = template.by_type[type(payload)]
-                head, tail, skip_head, skip_tail = cut.head, cut.tail, cut.skip_head, cut.skip_tail
+                head, tail, skip_head, skip_tail = pieces(template, payload)
         if hits:
             learner.used()
         if last is not None:

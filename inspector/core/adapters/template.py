@@ -31,7 +31,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["Cut", "Learner", "Path", "Template", "learn"]
+__all__ = ["Cut", "Learner", "Path", "Template", "learn", "pieces"]
 
 #: A sentinel put in the text's place to find it (a JSON escape: ASCII in bytes
 #: and in str), and the value it parses to.
@@ -84,6 +84,18 @@ class Template:
         except orjson.JSONDecodeError:
             return None
         return text if type(text) is str and text else None
+
+
+def pieces(template: Template | None, payload: str | bytes | None) -> tuple[Any, Any, int, int]:
+    """A template's head and tail for payloads of ``payload``'s type, and their lengths.
+
+    ``(None, None, 0, 0)`` without a template (or a payload): what an
+    adapter's loop unpacks once per run, and again when it learns another.
+    """
+    if template is None or payload is None:
+        return None, None, 0, 0
+    cut = template.by_type[type(payload)]
+    return cut.head, cut.tail, cut.skip_head, cut.skip_tail
 
 
 def learn(payload: str | bytes, data: Any, path: Path) -> Template | None:
