@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -552,11 +552,33 @@ def _cased_automaton(literals: tuple[bytes, ...]) -> BytesAhoCorasick:
     return BytesAhoCorasick(list(literals), matchkind=MATCHKIND_LEFTMOST_FIRST)
 
 
-def _reported(looking_for: tuple[bytes, ...], view: memoryview) -> set[bytes]:
-    """The literals a leftmost, non-overlapping search of ``view`` reports."""
-    reported: set[bytes] = set()
+#: Characters of a long ASCII text encoded (copied) at a time by the presence
+#: pass: small enough to come from the heap and be reused (a copy over the
+#: command's fixed 128 KiB mmap threshold would be a fresh mapping each time).
+_TEXT_WINDOW: Final = 1 << 16
+
+
+def _view_windows(view: memoryview, overlap: int) -> Iterator[memoryview]:
+    """``view`` in windows of :data:`_PASS_WINDOW` bytes, each ``overlap`` more."""
     for start in range(0, len(view), _PASS_WINDOW):
-        window = view[start : start + _PASS_WINDOW + _CASED_LONGEST - 1]
+        yield view[start : start + _PASS_WINDOW + overlap]
+
+
+def _text_windows(text: str, overlap: int) -> Iterator[bytes]:
+    """An ASCII ``text`` as bytes, in windows of :data:`_TEXT_WINDOW`, each ``overlap`` more."""
+    for start in range(0, len(text), _TEXT_WINDOW):
+        yield text[start : start + _TEXT_WINDOW + overlap].encode("ascii")
+
+
+def _reported(
+    looking_for: tuple[bytes, ...], windows: Callable[[int], Iterator[bytes | memoryview]]
+) -> set[bytes]:
+    """The literals a leftmost, non-overlapping search reports, window by window.
+
+    ``windows(overlap)``: the text's bytes in windows overlapping by ``overlap``.
+    """
+    reported: set[bytes] = set()
+    for window in windows(_CASED_LONGEST - 1):
         matches = _cased_automaton(looking_for).find_matches_as_indexes(window)
         seen = {looking_for[i] for i in {m[0] for m in matches}}
         if seen:
@@ -569,13 +591,33 @@ def _reported(looking_for: tuple[bytes, ...], view: memoryview) -> set[bytes]:
     return reported
 
 
-def _present_cased(ascii_text: bytes | bytearray) -> set[bytes]:
-    """Which of the built-in rules' case-kept literals occur in ``ascii_text``."""
-    found = {lit for lit in _CASED_SHORT if lit in ascii_text}
-    view = memoryview(ascii_text)
+def _present_cased(ascii_text: bytes | bytearray | str) -> set[bytes]:
+    """Which of the built-in rules' case-kept literals occur in ``ascii_text``.
+
+    A ``str`` (ASCII only) is read a window at a time, never copied whole.
+    The literals found are the same for any windows: a literal not reported
+    is looked for again wherever a reported one may have hidden it.
+    """
+    windows: Callable[[int], Iterator[bytes | memoryview]]
+    if isinstance(ascii_text, str):
+        text = ascii_text
+        found: set[bytes] = set()
+        for window in _text_windows(text, 0):
+            found.update(lit for lit in _CASED_SHORT if lit in window)
+
+        def windows(overlap: int) -> Iterator[bytes | memoryview]:
+            return _text_windows(text, overlap)
+
+    else:
+        found = {lit for lit in _CASED_SHORT if lit in ascii_text}
+        view = memoryview(ascii_text)
+
+        def windows(overlap: int) -> Iterator[bytes | memoryview]:
+            return _view_windows(view, overlap)
+
     looking_for = _CASED_LONG
     while looking_for:
-        reported = _reported(looking_for, view)
+        reported = _reported(looking_for, windows)
         found |= reported
         # A literal not reported may only have been hidden by one that was:
         # those are looked for again, on their own.
@@ -627,7 +669,7 @@ def _ascii_lower(text: str) -> bytes | bytearray:
     return low
 
 
-def _may_match(rules: tuple[SecretRule, ...], data: bytes | bytearray) -> list[SecretRule]:
+def _may_match(rules: tuple[SecretRule, ...], data: bytes | bytearray | str) -> list[SecretRule]:
     """The built-in ``rules`` one of whose case-kept literals is in ``data``."""
     cased = _present_cased(data)
     return [rule for rule in rules if not cased.isdisjoint(_CASED_BYTES[rule.name])]
@@ -652,17 +694,25 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
     rules = tuple(rules)
     low: bytes | bytearray
     if all(_BUILT_IN.get(rule.name) is rule for rule in rules):
-        data = _ascii(text)
-        running = _may_match(rules, data)
-        if not running:
-            return []
-        if isinstance(data, bytearray):
-            low = _lower_in_place(data)
-        else:
-            # A plain copy is let go of, and the text lowered afresh (a long
-            # one block by block): the two are never both whole.
-            del data
+        if len(text) > _LOWER_BLOCK and text.isascii():
+            # Read a window at a time, never copied whole: nearly every long
+            # text holds no literal and is done here; lowered only if one does.
+            running = _may_match(rules, text)
+            if not running:
+                return []
             low = _ascii_lower(text)
+        else:
+            data = _ascii(text)
+            running = _may_match(rules, data)
+            if not running:
+                return []
+            if isinstance(data, bytearray):
+                low = _lower_in_place(data)
+            else:
+                # A plain copy is let go of, and the text lowered afresh (a long
+                # one block by block): the two are never both whole.
+                del data
+                low = _ascii_lower(text)
     else:
         low = _ascii_lower(text)
         running = _present_rules(rules, low)
