@@ -368,6 +368,9 @@ NUL_PIECES = [
     b"event: e\x00" + KEY[:20].encode() + b"\ndata: {}\n\n",
     b"data: \x00\x00\n\n",
     b"\x00" + KEY.encode()[:12],
+    # covered ranges wider than the ones blanked from a NUL string of their own width
+    chat({"content": "w" * 1100 + "\x00" + KEY}),
+    chat({"content": "v" * 5000}),
     b": -----BEGIN RSA PRIVATE KEY-----\n\n",
     b": -----END RSA PRIVATE KEY-----\n\n",
 ]
