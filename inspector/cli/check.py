@@ -1,13 +1,15 @@
 """``inspector check PATH...``: one summary line per stream, invariants verified.
 
-Files are independent, so with ``--jobs N`` they are checked by a pool of N
-processes; each file's report is built as text and printed by the main
-process in input order, so the output is the same bytes whatever N is.
+Files are independent, so with ``--jobs N`` they are checked by N processes
+(this one and a pool of N - 1); each file's report is built as text and
+printed by this process in input order, so the output is the same bytes
+whatever N is.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import os
 import sys
@@ -124,15 +126,45 @@ def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterato
     # interrupt lands once the pool is ours to terminate.
     held = _hold_sigint()
     try:
-        pool = multiprocessing.Pool(processes, initializer=_worker_init)
+        # The workers and this process check the files: one worker fewer than the
+        # processes asked for, and none of them waits for the others to start.
+        pool = multiprocessing.Pool(processes - 1, initializer=_worker_init)
     except BaseException:
         _release_sigint(held)
         raise
     try:
         _release_sigint(held)  # a held Ctrl+C is raised here, inside the try
-        yield from pool.imap(check_file, itertools.chain(first, jobs), chunksize=_CHUNK)
+        yield from _shared(pool, processes, itertools.chain(first, jobs))
     finally:
         pool.terminate()
+
+
+def _shared(pool: Any, processes: int, jobs: Iterator[tuple[Path, str | None]]) -> Iterator[Report]:
+    """Every report in input order, batches dealt in turn to this process and the pool.
+
+    Of every ``processes`` batches, the first is checked here and the others
+    by the pool, sent ahead so that the workers are busy while this process
+    checks its own.
+    """
+    batches = iter(lambda: list(itertools.islice(jobs, _CHUNK)), [])
+    ahead: collections.deque[Any] = collections.deque()  # batches' results, or batches
+    for number, batch in enumerate(batches):
+        ahead.append(batch if number % processes == 0 else pool.apply_async(_check_batch, (batch,)))
+        if len(ahead) < 2 * processes:
+            continue
+        yield from _settle(ahead.popleft())
+    while ahead:
+        yield from _settle(ahead.popleft())
+
+
+def _settle(item: Any) -> list[Report]:
+    """The reports of a batch: checked here now, or the pool's answer."""
+    return list(map(check_file, item)) if isinstance(item, list) else item.get()
+
+
+def _check_batch(batch: list[tuple[Path, str | None]]) -> list[Report]:
+    """A pool worker's task: the reports of one batch of files."""
+    return list(map(check_file, batch))
 
 
 def _look_ahead(
