@@ -287,3 +287,28 @@ def test_a_run_rules_pattern_is_its_start_its_run_and_its_tail() -> None:
         start, run, rest = (p.pattern for p in secrets._run_patterns(name))
         assert (start, rest) == (first, tail) and run.endswith("*+"), name
         assert written.startswith(run[:-2]), name
+
+
+def _hides_by_definition(first: bytes, other: bytes) -> bool:
+    """A match of ``first`` covers where ``other`` starts, tried at every offset."""
+    return any(
+        first[k:].startswith(other) or other.startswith(first[k:])
+        for k in range(len(first))
+        if k or first != other
+    )
+
+
+#: Short literals, most over two letters: overlaps are the rule, not the exception.
+LITERALS = st.one_of(
+    st.text(alphabet="ab", min_size=1, max_size=7).map(str.encode),
+    st.binary(min_size=1, max_size=7),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(LITERALS, LITERALS)
+def test_which_literal_may_hide_another_is_the_definitions_answer(
+    first: bytes, other: bytes
+) -> None:
+    assert secrets._may_hide(first, other) == _hides_by_definition(first, other)
+    assert secrets._may_hide(first, first) == _hides_by_definition(first, first)
