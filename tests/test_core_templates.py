@@ -242,3 +242,17 @@ def test_hostile_holes_in_a_run_normalize_the_same_with_templates_and_without(
                 ran, plain = _both_ways(body, provider, size)
                 assert ran == plain, body
     assert bool(used) == (provider in TEMPLATED)  # the runs did read texts off templates
+
+
+@pytest.mark.parametrize("provider", TEMPLATED)
+@pytest.mark.parametrize("name", [b"delta", b"error", b"message"])
+def test_an_event_of_another_sse_type_is_not_read_off_the_template(
+    provider: str, name: bytes
+) -> None:
+    body = stream_of_size(provider, 8_000)
+    line = b"data: " + body.split(b"data: ")[8].split(b"\n")[0].rstrip(b"\r")
+    named = body.replace(line, b"event: " + name + b"\n" + line, 1)
+    assert named != body
+    for size in (4096, 1 << 20):
+        ran, plain = _both_ways(named, provider, size)
+        assert ran == plain

@@ -59,7 +59,7 @@ from .base import (
     json_problem,
     last_value,
 )
-from .template import Learner, Path, pieces
+from .template import Learner, Path
 
 __all__ = [
     "DONE_FINISH_REASONS",
@@ -156,6 +156,8 @@ _VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
 Segment = str | int  # an object key, or an array index
 
 
+# The SSE event type of a plain response, when the stream names its events.
+_MESSAGE: Final = frozenset({"message"})
 # Where a plain response's text is: what a template cuts out (see template.py).
 TEXT_PATH: Final[Path] = ("candidates", 0, "content", "parts", 0, "text")
 
@@ -232,29 +234,21 @@ class GeminiAdapter(Adapter):
         named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
         learner = self.templates
-        template = learner.current
-        head, tail, skip_head, skip_tail = pieces(
-            template, payloads[start] if start < len(payloads) else None
-        )
+        cut = learner.cut_for(payloads[start]) if start < len(payloads) else None
+        names = _MESSAGE if named else None
         hits = 0
-        for i in range(start, len(payloads)):
+        i, count = start, len(payloads)
+        while i < count:
+            if cut is not None:
+                # Payloads with the template's bytes around their text: only it is read.
+                read = cut.read(payloads, i, events, names, append)
+                if read:
+                    last = cut.data
+                    hits += read
+                    i += read
+                    if i == count:
+                        break
             payload = payloads[i]
-            # A response with the template's bytes around its text: the text is all to read.
-            if (
-                head is not None
-                and payload.startswith(head)
-                and payload.endswith(tail)
-                and (not named or events[i] == "message")
-            ):
-                try:
-                    text = loads(payload[skip_head : len(payload) - skip_tail])
-                except JSONDecodeError:
-                    text = None
-                if type(text) is str and text:
-                    last = template.data  # type: ignore[union-attr]
-                    append(text)
-                    hits += 1
-                    continue
             try:
                 data = loads(payload)
             except JSONDecodeError:
@@ -289,9 +283,9 @@ class GeminiAdapter(Adapter):
             last = data
             append(text)
             stopped = NOT_PARSED
-            if learner.missed(payload, data) is not template:
-                template = learner.current
-                head, tail, skip_head, skip_tail = pieces(template, payload)
+            if learner.missed(payload, data):
+                cut = learner.cut_for(payload)
+            i += 1
         if hits:
             learner.used()
         if last is not None:

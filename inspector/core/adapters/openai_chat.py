@@ -41,7 +41,7 @@ from .base import (
     json_problem,
     last_value,
 )
-from .template import Learner, Path, pieces
+from .template import Learner, Path
 
 __all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
 
@@ -158,29 +158,21 @@ class OpenAIChatAdapter(Adapter):
         named = events.count("message") != len(events)
         stopped: Any = NOT_PARSED
         learner = self.templates
-        template = learner.current
-        head, tail, skip_head, skip_tail = pieces(
-            template, payloads[start] if start < len(payloads) else None
-        )
+        cut = learner.cut_for(payloads[start]) if start < len(payloads) else None
+        names = chat if named else None
         hits = 0
-        for i in range(start, len(payloads)):
+        i, count = start, len(payloads)
+        while i < count:
+            if cut is not None:
+                # Payloads with the template's bytes around their text: only it is read.
+                read = cut.read(payloads, i, events, names, append)
+                if read:
+                    last = cut.data
+                    hits += read
+                    i += read
+                    if i == count:
+                        break
             payload = payloads[i]
-            # A chunk with the template's bytes around its text: the text is all to read.
-            if (
-                head is not None
-                and payload.startswith(head)
-                and payload.endswith(tail)
-                and (not named or events[i] in chat)
-            ):
-                try:
-                    text = loads(payload[skip_head : len(payload) - skip_tail])
-                except JSONDecodeError:
-                    text = None
-                if type(text) is str and text:
-                    last = template.data  # type: ignore[union-attr]
-                    append(text)
-                    hits += 1
-                    continue
             try:
                 data = loads(payload)
             except JSONDecodeError:
@@ -221,9 +213,9 @@ class OpenAIChatAdapter(Adapter):
             append(text)
             stopped = NOT_PARSED
             # A chunk's usage is state a template would skip: such a chunk is not one.
-            if not isinstance(usage, dict) and learner.missed(payload, data) is not template:
-                template = learner.current
-                head, tail, skip_head, skip_tail = pieces(template, payload)
+            if not isinstance(usage, dict) and learner.missed(payload, data):
+                cut = learner.cut_for(payload)
+            i += 1
         if hits:
             learner.used()
         if last is not None:

@@ -26,12 +26,12 @@ value, gives no template, and the adapter parses every event as before.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any, Final
 
 import orjson
 
-__all__ = ["Cut", "Learner", "Path", "Template", "learn", "pieces"]
+__all__ = ["Cut", "Learner", "Path", "Template", "learn"]
 
 #: A sentinel put in the text's place to find it (a JSON escape: ASCII in bytes
 #: and in str), and the value it parses to.
@@ -50,17 +50,50 @@ Path = tuple[str | int, ...]
 class Cut:
     """A template's head and tail in one payload type (bytes, or str)."""
 
-    __slots__ = ("head", "skip_head", "skip_tail", "tail")
+    __slots__ = ("data", "head", "skip_head", "skip_tail", "tail")
 
-    def __init__(self, head: str | bytes, tail: str | bytes) -> None:
+    def __init__(self, data: Any, head: str | bytes, tail: str | bytes) -> None:
+        self.data = data  # the template's event's JSON (shared, never changed)
         self.head = head
         self.tail = tail
         self.skip_head = len(head)
         self.skip_tail = len(tail)
 
+    def read(
+        self,
+        payloads: Sequence[Any],
+        start: int,
+        events: Sequence[str],
+        names: Container[str] | None,
+        append: Callable[[str], object],
+    ) -> int:
+        """How many payloads from ``start`` on are this cut around one non-empty string.
+
+        Their texts are handed to ``append``; the payload after them is not
+        one (or there is none). With ``names``, an event's SSE type must be
+        one of them too. (One call reads a whole stretch: a call per payload
+        would cost a quarter of what reading one costs.)
+        """
+        head, tail, skip_head, skip_tail = self.head, self.tail, self.skip_head, self.skip_tail
+        loads = orjson.loads
+        for i in range(start, len(payloads)):
+            payload = payloads[i]
+            if not (payload.startswith(head) and payload.endswith(tail)):
+                return i - start
+            if names is not None and events[i] not in names:
+                return i - start
+            try:
+                text = loads(payload[skip_head : len(payload) - skip_tail])
+            except orjson.JSONDecodeError:
+                return i - start
+            if type(text) is not str or not text:
+                return i - start
+            append(text)
+        return len(payloads) - start
+
 
 class Template:
-    """One plain event's JSON and its payload cut around the text."""
+    """One plain event's JSON and its payload cut around the text, in bytes and in str."""
 
     __slots__ = ("by_type", "data")
 
@@ -71,31 +104,13 @@ class Template:
     def text(self, payload: str | bytes) -> str | None:
         """The text of ``payload`` if it is the template's bytes around one non-empty string.
 
-        None: parse the payload as usual. (Adapters write this out in their
-        loops; this is the reference they follow.)
+        None: parse the payload as usual.
         """
         cut = self.by_type.get(type(payload))
-        if cut is None:
+        texts: list[str] = []
+        if cut is None or not cut.read([payload], 0, (), None, texts.append):
             return None
-        if not (payload.startswith(cut.head) and payload.endswith(cut.tail)):  # type: ignore[arg-type]
-            return None
-        try:
-            text = orjson.loads(payload[cut.skip_head : len(payload) - cut.skip_tail])
-        except orjson.JSONDecodeError:
-            return None
-        return text if type(text) is str and text else None
-
-
-def pieces(template: Template | None, payload: str | bytes | None) -> tuple[Any, Any, int, int]:
-    """A template's head and tail for payloads of ``payload``'s type, and their lengths.
-
-    ``(None, None, 0, 0)`` without a template (or a payload): what an
-    adapter's loop unpacks once per run, and again when it learns another.
-    """
-    if template is None or payload is None:
-        return None, None, 0, 0
-    cut = template.by_type[type(payload)]
-    return cut.head, cut.tail, cut.skip_head, cut.skip_tail
+        return texts[0]
 
 
 def learn(payload: str | bytes, data: Any, path: Path) -> Template | None:
@@ -121,7 +136,10 @@ def learn(payload: str | bytes, data: Any, path: Path) -> Template | None:
     if probe != data:
         return None
     # (the cuts are at a quote: ASCII, so both pieces are whole UTF-8)
-    cuts: dict[type, Cut] = {bytes: Cut(head, tail), str: Cut(head.decode(), tail.decode())}
+    cuts: dict[type, Cut] = {
+        bytes: Cut(data, head, tail),
+        str: Cut(data, head.decode(), tail.decode()),
+    }
     return Template(data, cuts)
 
 
@@ -143,17 +161,24 @@ class Learner:
         self.wait = 0
         self.gap = 1
 
-    def missed(self, payload: str | bytes, data: Any) -> Template | None:
-        """A plain event the current template did not match: learn from it, in time."""
+    def cut_for(self, payload: str | bytes) -> Cut | None:
+        """The current template's cut for payloads of ``payload``'s type; None without one."""
+        return self.current.by_type[type(payload)] if self.current is not None else None
+
+    def missed(self, payload: str | bytes, data: Any) -> bool:
+        """A plain event the current template did not match: learn from it, in time.
+
+        Whether a new template was learned (:meth:`cut_for` gives it).
+        """
         if self.wait:
             self.wait -= 1
-            return self.current
+            return False
         template = learn(payload, data, self.path)
         if template is not None:
             self.current = template
         self.wait = self.gap
         self.gap = min(self.gap * 2, _MAX_GAP)
-        return self.current
+        return template is not None
 
     def used(self) -> None:
         """The current template matched an event: learn at once after the next miss."""
