@@ -233,11 +233,21 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
 
 def _read_capture_haystacks(parts: ReadCapture) -> Iterator[tuple[str, str]]:
     """:func:`_haystacks` of a capture from its parts as read back (:class:`ReadCapture`)."""
-    yield from _decodings([parts.records.decode("utf-8", "replace")], "header record")
-    body = b"".join(parts.pieces)
+    body = [bytearray().join(parts.pieces)]
     parts.pieces.clear()  # the caller's pieces: only the joined body is held from here on
-    holder = [body.decode("utf-8", "replace")]
-    del body
+    yield from _capture_haystacks(body, parts.records)
+
+
+def _capture_haystacks(body: list[bytearray], records: bytes) -> Iterator[tuple[str, str]]:
+    """A capture's other records, then its stream body, decoded.
+
+    The body is taken out of ``body`` (a caller that holds it only there lets
+    go of its bytes once they are decoded).
+    """
+    yield from _decodings([records.decode("utf-8", "replace")], "header record")
+    data = body.pop()
+    holder = [data.decode("utf-8", "replace")]
+    del data  # only its text is read from here on
     yield from _decodings(holder, "stream body")
 
 
@@ -258,13 +268,10 @@ def _haystacks(data: bytes) -> Iterator[tuple[str, str]]:
     del data
     # Every byte of a capture is in its records or, JSON-escaped once, in its
     # chunks: the body read as is holds the same text, one escape level down.
-    body, records = parts
+    body = [parts[0]]
+    records = parts[1]
     del parts
-    yield from _decodings([records.decode("utf-8", "replace")], "header record")
-    del records
-    holder = [body.decode("utf-8", "replace")]
-    del body  # only its text is read from here on
-    yield from _decodings(holder, "stream body")
+    yield from _capture_haystacks(body, records)
 
 
 class _Needles:
