@@ -159,7 +159,7 @@ def _shared(pool: Any, processes: int, jobs: Iterator[tuple[Path, str | None]]) 
 
 def _settle(item: Any) -> list[Report]:
     """The reports of a batch: checked here now, or the pool's answer."""
-    return list(map(check_file, item)) if isinstance(item, list) else item.get()
+    return _check_batch(item) if isinstance(item, list) else item.get()
 
 
 def _check_batch(batch: list[tuple[Path, str | None]]) -> list[Report]:
