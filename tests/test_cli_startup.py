@@ -20,6 +20,7 @@ import inspector.cli as cli_package
 from inspector.cli import COMMAND_HELP, COMMANDS, build_parser
 from inspector.cli.common import PROVIDER_NAMES
 from inspector.core.adapters import PROVIDERS
+from inspector.library import iter_stream_files
 
 from .conftest import CAPTURES, ROOT
 
@@ -193,16 +194,36 @@ def test_check_with_several_processes_keeps_order_exit_code_and_errors(
     assert b"missing.sse: unreadable" in one.stdout
 
 
-def test_a_process_pool_is_used_when_the_files_are_worth_it_and_not_otherwise(
-    large_folder: Path,
+def forks_for(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> bool:
+    """Whether ``check --jobs 2`` of these paths hands its files to forked workers."""
+    from inspector.cli import check as check_command
+    from inspector.cli import fanout
+
+    used: list[int] = []
+
+    def spy(function: Any, items: Any, processes: int) -> Any:
+        used.append(processes)
+        return map(function, items)
+
+    monkeypatch.setattr(fanout, "in_order", spy)
+    jobs = ((path, None) for path in iter_stream_files(map(str, paths)))
+    reports = list(check_command._reports(jobs, 2))
+    assert reports
+    return bool(used)
+
+
+def test_workers_are_forked_when_the_files_are_worth_it_and_not_otherwise(
+    large_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert "multiprocessing" in loaded_by("check", "--jobs", "2", str(large_folder))
-    # Many small captures (under 1 MB in all) are checked faster without starting workers.
-    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(CAPTURES))
-    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(TINY), str(TINY))
+    assert forks_for(monkeypatch, large_folder)
+    # A few small captures are checked faster than a fork would take.
+    assert not forks_for(monkeypatch, CAPTURES / "anthropic" / "text-simple.jsonl", TINY)
     # One large file is one job: nothing to share.
-    large = str(large_folder / "large.sse")
-    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", large)
+    assert not forks_for(monkeypatch, large_folder / "large.sse")
+
+
+def test_check_never_imports_multiprocessing(large_folder: Path) -> None:
+    assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(large_folder))
 
 
 def test_export_text_choices_are_the_exporters() -> None:

@@ -1,16 +1,14 @@
 """``inspector check PATH...``: one summary line per stream, invariants verified.
 
 Files are independent, so with ``--jobs N`` they are checked by N processes
-(this one and a pool of N - 1); each file's report is built as text and
-printed by this process in input order, so the output is the same bytes
-whatever N is.
+(this one and N - 1 forked workers, :mod:`.fanout`); each file's report is
+built as text and printed by this process in input order, so the output is
+the same bytes whatever N is.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
-import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -29,13 +27,10 @@ from .common import (
 if TYPE_CHECKING:
     from ..core.trace import Trace
 
-# Files handed to a worker at a time: large enough to amortize the round
-# trip, small enough that the output keeps flowing and the load stays even.
-_CHUNK: Final = 8
-# Starting workers costs about what normalizing 4 MiB does; each file also
-# costs about what 16 KiB of stream does (opening, sniffing, its report). A
-# pool is started once the files ahead are worth that much work.
-_POOL_MIN_WORK: Final = 4 << 20
+# Forking a worker costs about what normalizing 128 KiB does (a few ms); each
+# file also costs about what 16 KiB of stream does (opening, sniffing, its
+# report). Workers are forked once the files ahead are worth 1 MiB of work.
+_FORK_MIN_WORK: Final = 1 << 20
 _FILE_WORK: Final = 16 << 10
 
 #: One file's report: lines for stdout (False) or stderr (True), and its status.
@@ -108,79 +103,38 @@ def check_file(job: tuple[Path, str | None]) -> Report:
 
 
 def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterator[Report]:
-    """Every file's report, in input order; a process pool when it helps."""
+    """Every file's report, in input order; forked workers too when they help."""
+    from . import fanout
+
     jobs = iter(jobs)
-    first, worth_a_pool = _look_ahead(jobs) if processes > 1 else ([], False)
-    if not worth_a_pool:
+    worth_it = processes > 1 and fanout.CAN_FORK
+    first, worth_it = _look_ahead(jobs) if worth_it else ([], False)
+    if not worth_it:
         yield from map(check_file, first)
         yield from map(check_file, jobs)
         return
-    import multiprocessing
-
-    from .. import session  # noqa: F401  imported once here, inherited by forked workers
+    from .. import session  # noqa: F401  imported once here, shared by the forked workers
     from ..core import invariants  # noqa: F401
 
+    every = [*first, *jobs]
     sys.stdout.flush()  # a forked worker must not inherit unwritten output
-    # Ctrl+C while the workers start would leave them behind, holding our
-    # stdout open: the pool is started with SIGINT held back, and the
-    # interrupt lands once the pool is ours to terminate.
-    held = _hold_sigint()
-    try:
-        # The workers and this process check the files: one worker fewer than the
-        # processes asked for, and none of them waits for the others to start.
-        pool = multiprocessing.Pool(processes - 1, initializer=_worker_init)
-    except BaseException:
-        _release_sigint(held)
-        raise
-    try:
-        _release_sigint(held)  # a held Ctrl+C is raised here, inside the try
-        yield from _shared(pool, processes, itertools.chain(first, jobs))
-    finally:
-        pool.terminate()
-
-
-def _shared(pool: Any, processes: int, jobs: Iterator[tuple[Path, str | None]]) -> Iterator[Report]:
-    """Every report in input order, batches dealt in turn to this process and the pool.
-
-    Of every ``processes`` batches, the first is checked here and the others
-    by the pool, sent ahead so that the workers are busy while this process
-    checks its own.
-    """
-    batches = iter(lambda: list(itertools.islice(jobs, _CHUNK)), [])
-    ahead: collections.deque[Any] = collections.deque()  # batches' results, or batches
-    for number, batch in enumerate(batches):
-        ahead.append(batch if number % processes == 0 else pool.apply_async(_check_batch, (batch,)))
-        if len(ahead) < 2 * processes:
-            continue
-        yield from _settle(ahead.popleft())
-    while ahead:
-        yield from _settle(ahead.popleft())
-
-
-def _settle(item: Any) -> list[Report]:
-    """The reports of a batch: checked here now, or the pool's answer."""
-    return _check_batch(item) if isinstance(item, list) else item.get()
-
-
-def _check_batch(batch: list[tuple[Path, str | None]]) -> list[Report]:
-    """A pool worker's task: the reports of one batch of files."""
-    return list(map(check_file, batch))
+    yield from fanout.in_order(check_file, every, min(processes, len(every)))
 
 
 def _look_ahead(
     jobs: Iterator[tuple[Path, str | None]],
 ) -> tuple[list[tuple[Path, str | None]], bool]:
-    """The next files, up to the one that makes them worth a pool; and whether they are.
+    """The next files, up to the one that makes them worth forking; and whether they are.
 
-    A pool pays when there are several files and enough work in them to cover
-    starting the workers: a folder of small captures is checked faster here.
+    Workers pay when there are several files and enough work in them to
+    cover forking: a couple of small captures are checked faster here.
     """
     first: list[tuple[Path, str | None]] = []
     work = 0
     for job in jobs:
         first.append(job)
         work += _work_of(job[0])
-        if work >= _POOL_MIN_WORK and len(first) >= 2:
+        if work >= _FORK_MIN_WORK and len(first) >= 2:
             return first, True
     return first, False
 
@@ -190,28 +144,6 @@ def _work_of(path: Path) -> int:
         return os.stat(path).st_size + _FILE_WORK
     except OSError:  # reported by check_file, in its place
         return _FILE_WORK
-
-
-def _hold_sigint() -> object:
-    import signal  # here, as the pool's other helpers: only a pool needs it
-
-    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: nothing to hold
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-
-
-def _release_sigint(held: object) -> None:
-    import signal
-
-    if held is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # type: ignore[arg-type]
-
-
-def _worker_init() -> None:
-    import signal
-
-    # Ctrl+C is the main process's to handle: it stops the pool.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run(args: argparse.Namespace) -> int:

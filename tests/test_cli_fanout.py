@@ -1,0 +1,110 @@
+"""``fanout.in_order``: what ``map`` gives, whoever computes it and whatever goes wrong.
+
+Forked workers run here for real; every test also checks that none is left
+behind (killed or not, every child is reaped before ``in_order`` returns).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from inspector.cli import fanout
+
+pytestmark = pytest.mark.skipif(not fanout.CAN_FORK, reason="workers are forked")
+
+PARENT = os.getpid()
+
+
+@pytest.fixture(autouse=True)
+def no_child_left_behind(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    forked: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    yield forked
+    for pid in forked:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped already: no such child
+
+
+def digest(n: int) -> tuple[int, str, list[bytes]]:
+    """Uneven work: some items cost a hundred times others."""
+    total = sum(i * i for i in range((n % 7) * 3000))
+    return n, f"item {n}: {total}", [bytes([n % 256])] * (n % 5)
+
+
+@pytest.mark.parametrize("processes", [2, 3, 5])
+def test_results_are_maps_in_input_order(processes: int) -> None:
+    items = list(range(300))
+    assert list(fanout.in_order(digest, items, processes)) == list(map(digest, items))
+
+
+def test_the_workers_compute_some_items_and_this_process_others() -> None:
+    def where(n: int) -> tuple[int, bool]:
+        sum(range(20_000))
+        return n, os.getpid() == PARENT
+
+    results = list(fanout.in_order(where, list(range(400)), 2))
+    assert [n for n, _ in results] == list(range(400))
+    here = sum(1 for _, in_parent in results if in_parent)
+    assert 0 < here < 400
+
+
+def test_more_results_than_a_pipe_holds_arrive_whole() -> None:
+    def big(n: int) -> str:
+        return f"{n}:" + "x" * 5000
+
+    items = list(range(200))  # ~1 MB of results through 64 KiB pipes
+    assert list(fanout.in_order(big, items, 3)) == list(map(big, items))
+
+
+def test_fewer_items_than_processes() -> None:
+    assert list(fanout.in_order(digest, [1], 4)) == [digest(1)]
+    assert list(fanout.in_order(digest, [], 4)) == []
+
+
+def test_a_worker_that_dies_leaves_its_items_to_this_process() -> None:
+    def fragile(n: int) -> int:
+        if os.getpid() != PARENT and n % 10 == 3:
+            os._exit(9)  # killed mid-item, as by a signal or the OOM killer
+        sum(range(5_000))
+        return n * 2
+
+    items = list(range(100))
+    assert list(fanout.in_order(fragile, items, 3)) == [n * 2 for n in items]
+
+
+def test_an_item_that_raises_raises_here_as_map_would() -> None:
+    def picky(n: int) -> int:
+        if n == 57:
+            raise ValueError("no 57")
+        return n
+
+    got: list[int] = []
+    with pytest.raises(ValueError, match="no 57"):
+        for value in fanout.in_order(picky, list(range(100)), 3):
+            got.append(value)
+    assert got == list(range(57))
+
+
+def test_stopping_early_stops_the_workers() -> None:
+    results = fanout.in_order(digest, list(range(10_000)), 3)
+    assert next(results) == digest(0)
+    results.close()  # the fixture checks that every worker was reaped
+
+
+def test_results_marshal_cannot_write_fail_here_not_silently() -> None:
+    def unmarshallable(n: int) -> object:
+        return object() if os.getpid() != PARENT else n
+
+    # A worker's result it cannot send ends that worker; this process computes the item.
+    assert list(fanout.in_order(unmarshallable, list(range(50)), 2)) == list(range(50))
