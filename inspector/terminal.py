@@ -19,17 +19,17 @@ on the terminal, not that the escaping can be reversed.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Final
 
 __all__ = [
-    "UNSAFE_MULTI_LINE",
-    "UNSAFE_ONE_LINE",
     "escape_char",
     "escape_controls",
     "escape_json",
     "safe_path",
+    "unsafe_pattern",
 ]
 
 #: Every character a terminal may act on instead of printing, as inclusive
@@ -68,12 +68,25 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "[" + "".join(parts) + "]"
 
 
-#: Every character that is escaped when text must stay on one line.
-UNSAFE_ONE_LINE: Final = re.compile(_char_class(UNSAFE_RANGES))
 #: The same, but line feeds and tabs (0x09, 0x0A) are kept (multi-line views).
-UNSAFE_MULTI_LINE: Final = re.compile(_char_class(((0x00, 0x08), (0x0B, 0x1F), *UNSAFE_RANGES[1:])))
-# What orjson leaves raw in JSON text: it escapes C0 controls only.
-_UNSAFE_IN_JSON: Final = re.compile(_char_class(UNSAFE_RANGES[1:]))
+_MULTI_LINE_RANGES: Final = ((0x00, 0x08), (0x0B, 0x1F), *UNSAFE_RANGES[1:])
+
+
+@functools.cache
+def unsafe_pattern(multiline: bool = False) -> re.Pattern[str]:
+    """What :func:`escape_controls` escapes: any unsafe character (``multiline``: but LF, tab).
+
+    Compiled on first use (~1 ms each, a pattern of many ranges): most
+    commands print only ASCII, which is judged without it.
+    """
+    return re.compile(_char_class(_MULTI_LINE_RANGES if multiline else UNSAFE_RANGES))
+
+
+@functools.cache
+def _unsafe_in_json() -> re.Pattern[str]:
+    # What orjson leaves raw in JSON text: it escapes C0 controls only.
+    return re.compile(_char_class(UNSAFE_RANGES[1:]))
+
 
 _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\x1b", "\x00": "\\0"}
 
@@ -101,7 +114,9 @@ def escape_controls(value: object, multiline: bool = False) -> str:
     surrogates (from file names the OS could not decode) become ``\\udcXX``.
     """
     text = value if isinstance(value, str) else str(value)
-    pattern = UNSAFE_MULTI_LINE if multiline else UNSAFE_ONE_LINE
+    if text.isascii() and not multiline and text.isprintable():
+        return text  # in ASCII only C0 controls and DEL are unprintable: exactly the unsafe ones
+    pattern = unsafe_pattern(multiline)
     if text.isascii() and pattern.search(text) is None:
         return text
     text = pattern.sub(_escape_match, text)
@@ -134,6 +149,7 @@ def escape_json(data: bytes) -> bytes:
     if data.isascii() and b"\x7f" not in data:
         return data
     text = data.decode("utf-8")
-    if _UNSAFE_IN_JSON.search(text) is None:
+    unsafe = _unsafe_in_json()
+    if unsafe.search(text) is None:
         return data
-    return _UNSAFE_IN_JSON.sub(_json_escape_match, text).encode("utf-8")
+    return unsafe.sub(_json_escape_match, text).encode("utf-8")

@@ -24,7 +24,7 @@ from rich.highlighter import JSONHighlighter
 from rich.style import Style
 from rich.text import Text
 
-from ..terminal import UNSAFE_MULTI_LINE, UNSAFE_ONE_LINE, escape_char, escape_controls
+from ..terminal import escape_char, escape_controls, unsafe_pattern
 
 __all__ = [
     "ESCAPE_STYLE",
@@ -49,7 +49,7 @@ def escape_plain(value: str, multiline: bool = False) -> str:
 
 def safe_text(value: str, style: str | Style = "", multiline: bool = False) -> Text:
     """A :class:`Text` showing ``value`` literally, unsafe characters escaped."""
-    pattern = UNSAFE_MULTI_LINE if multiline else UNSAFE_ONE_LINE
+    pattern = unsafe_pattern(multiline)
     text = Text(style=style, end="")
     position = 0
     for match in pattern.finditer(value):

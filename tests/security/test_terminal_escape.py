@@ -21,7 +21,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inspector.session import load_trace
-from inspector.terminal import UNSAFE_RANGES, escape_controls, escape_json, safe_path
+from inspector.terminal import (
+    UNSAFE_RANGES,
+    escape_char,
+    escape_controls,
+    escape_json,
+    safe_path,
+    unsafe_pattern,
+)
 
 from ..conftest import ROOT
 
@@ -71,6 +78,16 @@ def test_multi_line_escaping_keeps_only_line_feeds_and_tabs(text: str) -> None:
 def test_safe_text_passes_unchanged(text: str) -> None:
     assert escape_controls(text) == text
     assert escape_controls(text, multiline=True) == text
+
+
+@given(st.text(st.characters(max_codepoint=0x7F)))
+def test_ascii_text_is_escaped_exactly_where_the_pattern_finds_an_unsafe_character(
+    text: str,
+) -> None:
+    # ASCII skips the pattern when str.isprintable says there is nothing to find.
+    for multiline in (False, True):
+        expected = unsafe_pattern(multiline).sub(lambda m: escape_char(m.group()), text)
+        assert escape_controls(text, multiline) == expected
 
 
 def test_every_hostile_character_becomes_a_visible_escape() -> None:
