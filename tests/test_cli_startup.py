@@ -89,6 +89,19 @@ def test_parsing_does_not_import_shutil_for_the_terminal_width(command: str) -> 
     assert loaded_by(command, str(TINY), watch=("shutil", "bz2", "lzma")) == []
 
 
+@pytest.mark.parametrize("command", ["check", "events", "frames"])
+def test_stream_ids_are_hashed_without_loading_openssl(command: str) -> None:
+    assert loaded_by(command, str(TINY), watch=("_hashlib", "hashlib")) == []
+
+
+def test_the_stream_id_hash_is_hashlibs_blake2b() -> None:
+    import hashlib
+
+    from inspector.core.digest import blake2b
+
+    assert blake2b is hashlib.blake2b
+
+
 @pytest.mark.parametrize("columns", ["", "40", "100", "200"])
 def test_every_help_is_what_argparse_would_print_at_that_width(
     columns: str, monkeypatch: pytest.MonkeyPatch

@@ -8,13 +8,13 @@ then :meth:`Normalizer.finish` with how the transport ended.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
 from .bounded import BoundedTrace, bound_machine
+from .digest import blake2b
 from .machine import TERMINAL_STATES, StreamMachine
 from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Decoded, Frame, FrameDecoder, FrameRun, Frames
 from .trace import Ignored, Trace, TransportEnd
@@ -30,7 +30,7 @@ _PART = 256 * 1024
 
 def stream_id_for(*parts: bytes) -> str:
     """A deterministic ``st_…`` id derived from a capture's content."""
-    digest = hashlib.blake2b(digest_size=8)
+    digest = blake2b(digest_size=8)
     for part in parts:
         digest.update(part)
     return "st_" + digest.hexdigest()
