@@ -13,7 +13,6 @@ from typing import Any
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
-from .bounded import BoundedTrace, bound_machine
 from .digest import blake2b
 from .machine import TERMINAL_STATES, StreamMachine
 from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Decoded, Frame, FrameDecoder, FrameRun, Frames
@@ -53,6 +52,10 @@ class Normalizer:
         """``keep_history=False`` builds a :class:`~inspector.core.bounded.BoundedTrace`:
         counts and the last events, memory bounded whatever the stream's length."""
         self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
+        if not keep_history:
+            # Only live feeds keep no history: the commands that read files do not
+            # import this (~3 ms of their start-up).
+            from .bounded import BoundedTrace, bound_machine
         self.trace = (Trace if keep_history else BoundedTrace)(
             stream_id=stream_id,
             provider=self.adapter.provider,
