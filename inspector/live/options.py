@@ -21,7 +21,6 @@ import orjson
 
 from ..terminal import escape_char, escape_controls
 from .providers import PROVIDER_SPECS, RequestError, build_request
-from .recorder import check_writable
 from .secrets import MissingKey, resolve_key
 from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
 
@@ -230,6 +229,7 @@ def feed_from_args(
     ``keep_history=False`` for a feed no view shows (``record``): see :class:`LiveFeed`.
     """
     from .feed import LiveFeed
+    from .recorder import check_writable  # with the capture machinery: not for --help
 
     env = os.environ if environ is None else environ
     body = _read_json(args.request, "--request") if args.request is not None else None
