@@ -27,6 +27,7 @@ import dataclasses
 import gc
 import hashlib
 import io
+import itertools
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
@@ -219,43 +220,62 @@ def _capture_lines(
     return b"".join(_capture_pieces(header, chunks, end))
 
 
-#: About how many bytes of capture lines :func:`_capture_pieces` hands out at a time.
-_CAPTURE_PIECE: Final = 256 * 1024
+#: Chunks per piece :func:`_capture_pieces` hands out (~70 KB of lines for a delta a chunk).
+_CAPTURE_BATCH: Final = 256
+# A text chunk's record, orjson's bytes for it around its time's and its text's.
+_CHUNK_OPEN: Final = b'{"type":"chunk","t":'
+_CHUNK_TEXT: Final = b',"text":'
+_CHUNK_CLOSE: Final = b"}\n"
 
 
 def _capture_pieces(
     header: dict[str, Any] | None, chunks: Iterable[tuple[float, bytes]], end: TransportEnd | None
 ) -> Iterator[bytes]:
-    """:func:`_capture_lines` in pieces of whole lines, about :data:`_CAPTURE_PIECE` bytes each.
+    """:func:`_capture_lines` in pieces of whole lines, :data:`_CAPTURE_BATCH` chunks each.
 
     Written to disk as they come, a capture is never held whole beside the
-    body it is cut from.
+    body it is cut from. A piece (under glibc's mmap threshold, nearly
+    always) comes from the heap and its memory serves the next.
     """
-    # One growing buffer a piece: a list of orjson's small results would cost a
-    # few KiB of allocation each (tens of times the capture's size).
-    out = bytearray(orjson.dumps(header))
-    out += b"\n"
     dumps = orjson.dumps
+    yield dumps(header) + b"\n"
+    rest = iter(chunks)
+    while batch := list(itertools.islice(rest, _CAPTURE_BATCH)):
+        times, datas = zip(*batch, strict=True)
+        try:
+            texts = list(map(bytes.decode, datas))  # UTF-8, strict: as chunk_record
+        except (UnicodeDecodeError, TypeError):  # a b64 chunk (or not bytes): one at a time
+            yield b"".join(_chunk_lines(batch))
+            continue
+        # chunk_record's record (same keys, same order), with exactly the recorded
+        # time, not re-rounded: orjson writes a value the same wherever it is, so
+        # each line is the dict's dumps, without a dict or a call made a chunk.
+        yield b"".join(
+            itertools.chain.from_iterable(
+                zip(
+                    itertools.repeat(_CHUNK_OPEN),
+                    map(dumps, times),
+                    itertools.repeat(_CHUNK_TEXT),
+                    map(dumps, texts),
+                    itertools.repeat(_CHUNK_CLOSE),
+                )
+            )
+        )
+    if end is not None:
+        yield dumps({"type": "end", "t": end.time, "reason": end.reason, "error": end.error}) + (
+            b"\n"
+        )
+
+
+def _chunk_lines(chunks: Iterable[tuple[float, bytes]]) -> Iterator[bytes]:
+    """The record line of each chunk: :func:`chunk_record`'s, with exactly the recorded time."""
     for time, data in chunks:
-        # chunk_record's record (same keys, same order), with exactly the
-        # recorded time, not re-rounded; built here for a text chunk (nearly
-        # all): a call and a round per chunk were a third of this loop.
         try:
             record = {"type": "chunk", "t": time, "text": data.decode("utf-8")}
         except UnicodeDecodeError:
             record = chunk_record(time, data)
             record["t"] = time
-        out += dumps(record)
-        out += b"\n"
-        if len(out) >= _CAPTURE_PIECE:
-            yield bytes(out)
-            out.clear()
-    if end is not None:
-        out += orjson.dumps(
-            {"type": "end", "t": end.time, "reason": end.reason, "error": end.error}
-        )
-        out += b"\n"
-    yield bytes(out)
+        yield orjson.dumps(record) + b"\n"
 
 
 #: Events per piece of the events file as it is staged (about 40 KB of lines).

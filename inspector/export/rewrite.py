@@ -135,20 +135,34 @@ def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
     though no decoder dispatches them).
     """
     pos = len(_BOM) if body.startswith(_BOM) else 0
-    if b"\r" not in body:
-        yield from _uniform_data_values(body, pos, b"\n")
-    elif body.count(b"\r") == body.count(b"\r\n") == body.count(b"\n"):
-        yield from _uniform_data_values(body, pos, b"\r\n")  # Gemini's CRLF
+    eol = _uniform_eol(body)
+    if eol is not None:
+        for _, spans in _uniform_events(body, pos, eol):
+            yield spans
     else:
         yield from _lines_data_values(body, pos, len(body))
 
 
-def _uniform_data_values(body: bytes, pos: int, eol: bytes) -> Iterator[list[tuple[int, int]]]:
+def _uniform_eol(body: bytes) -> bytes | None:
+    """The one line end of every line of ``body`` (LF, or Gemini's CRLF); None for a mix."""
+    if b"\r" not in body:
+        return b"\n"
+    if body.count(b"\r") == body.count(b"\r\n") == body.count(b"\n"):
+        return b"\r\n"
+    return None
+
+
+def _uniform_events(
+    body: bytes, pos: int, eol: bytes, resume: list[int] | None = None
+) -> Iterator[tuple[int, list[tuple[int, int]]]]:
     """:func:`data_values` of a body whose every line ends with ``eol``, or the body's end.
 
-    An event runs to the next blank line (one C search), and an event that is
-    one ``data:`` line — nearly all — needs no line loop; the lines of another
-    (``event:`` and ``data:``, say) are found with one C search each.
+    Yields ``(where the event starts, its data spans)``. An event runs to
+    the next blank line (one C search), and an event that is one ``data:``
+    line — nearly all — needs no line loop; the lines of another (``event:``
+    and ``data:``, say) are found with one C search each. A position the
+    caller puts in ``resume`` after a one-span event is where the next event
+    starts (the caller read the events up to there itself).
     """
     n = len(body)
     step = len(eol)
@@ -161,8 +175,12 @@ def _uniform_data_values(body: bytes, pos: int, eol: bytes) -> Iterator[list[tup
             value = pos + 5
             if value < end and body[value] == 0x20:
                 value += 1
-            yield [(value, end)]
+            yield pos, [(value, end)]
+            if resume:
+                pos = resume.pop()
+                continue
         else:
+            event = pos
             spans: list[tuple[int, int]] = []
             while pos < end:
                 line_end = body.find(eol, pos, end)
@@ -170,15 +188,19 @@ def _uniform_data_values(body: bytes, pos: int, eol: bytes) -> Iterator[list[tup
                     line_end = end
                 if line_end == pos:  # a blank line (an event of its own, ended early)
                     if spans:
-                        yield spans
+                        yield event, spans
                         spans = []
+                    event = pos + step
                 else:
                     span = _data_span(body, pos, line_end)
                     if span is not None:
                         spans.append(span)
                 pos = line_end + step
             if spans:
-                yield spans
+                yield event, spans
+                if len(spans) == 1 and resume:
+                    pos = resume.pop()
+                    continue
         pos = end + 2 * step
 
 
@@ -203,6 +225,11 @@ _ROLE_STREAMED: Final = "streamed"
 _ROLE_STREAMED_BY_NUMBERS: Final = "streamed-by-numbers"
 _MAX_KEYS: Final = 4096  # remembered keys per template
 _STREAMED_ROLES: Final = frozenset({_ROLE_STREAMED, _ROLE_STREAMED_BY_NUMBERS})
+# A run of documents read by _by_run this many times in a row is read a block at a time
+# (_run_block): its regexes are compiled once, so a stream whose runs are short never is.
+_RUN_HITS: Final = 16
+_RUN_BLOCK: Final = 512  # documents a regex match at most (its stack grows with them)
+_MAX_RUN_LITERAL: Final = 4096  # longest lead, prefix and suffix a run's regex holds
 # What JSON string content may not hold raw.
 _CONTROL: Final = re.compile(rb"[\x00-\x1f]")
 # --text mask for an ASCII string without escapes: one C call.
@@ -438,6 +465,9 @@ class _BodyRewriter:
         # (The starts in an array: a list would hold an int object for each.)
         self.id_repeats: dict[bytes, tuple[_String, array[int]]] = {}
         self.run: _Run | None = None  # the last one-text document filed by template
+        self.run_hits = 0  # documents _by_run filed since ``run`` was remembered
+        # (run, lead, its patterns) of the last run _run_block read
+        self.run_block: tuple[_Run, bytes, Any] | None = None
         self.clean_ids: dict[str, bool] = {}  # id -> holds no secret
 
     # -- 1-3: find, lex and classify -----------------------------------------
@@ -447,21 +477,116 @@ class _BodyRewriter:
             self._value([(0, len(self.body))])
             return
         body = self.body
+        pos = len(_BOM) if body.startswith(_BOM) else 0
+        eol = _uniform_eol(body)
+        if eol is None:
+            for spans in _lines_data_values(body, pos, len(body)):
+                self._event(spans)
+            return
         by_run = self._by_run
         by_template = self._by_template
-        for spans in data_values(body):
+        blank = eol + eol
+        resume: list[int] = []
+        for event, spans in _uniform_events(body, pos, eol, resume):
             if len(spans) == 1:  # nearly every event: its one data line read here
                 start, end = spans[0]
                 joined = body[start:end]
                 stripped = joined.strip()
-                if (
-                    stripped in _SENTINELS
-                    or not stripped
-                    or by_run(joined, start)
-                    or by_template(joined, start)
-                ):
+                if stripped in _SENTINELS or not stripped:
+                    continue
+                if by_run(joined, start):
+                    if self.run_hits >= _RUN_HITS and body.startswith(blank, end):
+                        # A run of such documents: the ones that follow, at once.
+                        after = self._run_block(body[event:start], end + len(blank), eol)
+                        if after is not None:
+                            resume.append(after)
+                    continue
+                if by_template(joined, start):
                     continue
             self._lexed(spans)
+
+    def _event(self, spans: list[tuple[int, int]]) -> None:
+        """One event's data spans, read like :meth:`collect` reads them."""
+        if len(spans) == 1:
+            start, end = spans[0]
+            joined = self.body[start:end]
+            stripped = joined.strip()
+            if (
+                stripped in _SENTINELS
+                or not stripped
+                or self._by_run(joined, start)
+                or self._by_template(joined, start)
+            ):
+                return
+        self._lexed(spans)
+
+    def _run_block(self, lead: bytes, pos: int, eol: bytes) -> int | None:
+        """The events from ``pos`` on that :meth:`_by_run` would file, filed at once; their end.
+
+        Each is ``lead`` (its lines before the data value, as the event just
+        filed had them), the remembered run's prefix, a text, its suffix and
+        a blank line: found with one regex match a block of them, their texts
+        with one ``findall``, and every offset by arithmetic over their
+        lengths — exactly what filing them one by one does. None when not
+        even one event follows that way (or the run is not one this can do:
+        a value other than the text and ids already seen, say).
+        """
+        run = self.run
+        assert run is not None
+        if self.run_block is None or self.run_block[0] is not run or self.run_block[1] != lead:
+            if self.run_block is not None and self.run_block[0] is run:
+                return None  # one pattern a run: a lead that changes is read one by one
+            self.run_block = (run, lead, self._block_patterns(run, lead, eol))
+        patterns = self.run_block[2]
+        if patterns is None:
+            return None
+        block, texts_of = patterns
+        body = self.body
+        found = block.match(body, pos)
+        if found is None:
+            return None
+        texts = texts_of.findall(body, pos, found.end())
+        if not all(map(bytes.isascii, texts)):
+            for i, text in enumerate(texts):
+                try:
+                    text.decode("utf-8")
+                except UnicodeDecodeError:
+                    del texts[i:]  # by_run refuses it: read from there on one by one
+                    break
+            if not texts:
+                return None
+        lengths = list(map(len, texts))
+        fixed = len(lead) + len(run.prefix) + len(run.suffix) + 2 * len(eol)
+        # Where each event starts, and where the next one does.
+        starts = array("q", itertools.accumulate(map(fixed.__add__, lengths), initial=pos))
+        end = starts.pop()
+        value = len(lead)
+        for at, raw, _treatment, _role, after in run.entries:
+            if raw is None:
+                run.stream.items.extend(texts)
+                run.stream.bases.extend(map((value + at).__add__, starts))
+            elif after:
+                ends = map(operator.add, starts, lengths)
+                self.id_repeats[raw][1].extend(map((value + at).__add__, ends))
+            else:
+                self.id_repeats[raw][1].extend(map((value + at).__add__, starts))
+        return end
+
+    def _block_patterns(
+        self, run: _Run, lead: bytes, eol: bytes
+    ) -> tuple[re.Pattern[bytes], re.Pattern[bytes]] | None:
+        """The regexes of :meth:`_run_block` for ``run``; None if it cannot file this run."""
+        if len(lead) + len(run.prefix) + len(run.suffix) > _MAX_RUN_LITERAL:
+            return None
+        for _at, raw, _treatment, role, _after in run.entries:
+            if raw is not None and (role is not _ROLE_ID or raw not in self.id_repeats):
+                return None  # filed on its own each time: one by one
+        head = re.escape(lead + run.prefix)
+        tail = re.escape(run.suffix + eol + eol)
+        # The text: what _by_run accepts but for UTF-8 (checked after).
+        text = rb'[^"\\\x00-\x1f]*'
+        block = re.compile(b"(?:%s%s%s){1,%d}" % (head, text, tail, _RUN_BLOCK))
+        return block, re.compile(b"%s(%s)%s" % (head, text, tail))
 
     def _value(self, spans: list[tuple[int, int]]) -> None:
         if len(spans) == 1:
@@ -609,6 +734,7 @@ class _BodyRewriter:
         streamed = [v for v in template.values if v[4] in _STREAMED_ROLES]
         if len(streamed) != 1 or stream is None:
             self.run = None
+            self.run_hits = 0
             return
         text_part = streamed[0][0]
         text_at = ends[text_part - 1] + text_part  # in ``joined``
@@ -620,6 +746,7 @@ class _BodyRewriter:
             raw = None if i == text_part else parts[i]
             entries.append((at, raw, treatment, role, i > text_part))
         self.run = _Run(joined[:text_at], joined[text_end:], tuple(entries), stream)
+        self.run_hits = 0
 
     def _by_run(self, joined: bytes, base: int) -> bool:
         """A document that is the last remembered one but for its text (:meth:`_remember_run`)."""
@@ -659,6 +786,7 @@ class _BodyRewriter:
                     self.id_repeats[raw] = (string, array("q"))
             else:
                 self.singles.append(_String(raw, start, treatment))
+        self.run_hits += 1
         return True
 
     def _string(
@@ -895,6 +1023,7 @@ class _BodyRewriter:
         self.key_getters = {}
         self.id_repeats = {}
         self.run = None
+        self.run_block = None
         self.clean_ids = {}
 
     def _blanked_text(self) -> tuple[str, bytearray]:
