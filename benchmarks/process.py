@@ -458,7 +458,7 @@ def render(report: Report) -> str:
         lines += [
             "",
             f"Output of every run {same} `--jobs 1`'s, byte for byte. "
-            "CPU time counts the pool's workers.",
+            "CPU time counts the forked workers (reaped, so `wait4` adds them in).",
             "",
         ]
     if report.memory:
