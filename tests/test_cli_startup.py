@@ -120,6 +120,22 @@ def test_every_help_is_what_argparse_would_print_at_that_width(
     assert ours == helps()
 
 
+@pytest.mark.parametrize("extra", [[], ["--help"], ["--no-such-option"], ["x", "y", "-j", "0"]])
+@pytest.mark.parametrize("name", COMMANDS)
+def test_the_parser_of_one_command_parses_as_the_parser_of_all(
+    name: str, extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    def outcome(parser: argparse.ArgumentParser) -> tuple[object, str, str]:
+        try:
+            result: object = vars(parser.parse_args([name, *extra]))
+        except SystemExit as exc:
+            result = exc.code
+        printed = capsys.readouterr()
+        return result, printed.out, printed.err
+
+    assert outcome(build_parser(name)) == outcome(build_parser())
+
+
 def test_building_the_parser_imports_no_command_module() -> None:
     code = (
         "import sys\n"

@@ -133,8 +133,13 @@ class _Adopt:
         return self._parser
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser; each subcommand is loaded when it parses."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; each subcommand is loaded when it parses.
+
+    ``only`` names the one subcommand the arguments start with: the others'
+    parsers are left out (each costs ~0.2 ms of start-up). The top-level help
+    lists every command, so only a parser without ``only`` prints it.
+    """
     parser = _Parser(
         prog="inspector",
         description=(
@@ -144,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     for name, help_text in COMMAND_HELP.items():
-        sub.add_parser(name, help=help_text, command=name)
+        if only is None or name == only:
+            sub.add_parser(name, help=help_text, command=name)
     return parser
 
 
@@ -172,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script and ``python -m inspector``."""
     _never_fail_to_print()
     args_list = _with_default_command(list(sys.argv[1:] if argv is None else argv))
-    parser = build_parser()
+    parser = build_parser(args_list[0] if args_list[0] in COMMANDS else None)
     args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
