@@ -78,20 +78,43 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
     arguments: dict[int, list[str]] = {}
     shared: dict[Step, Step] = {}
     deltas = 0
+    # The last compact delta's block (its dict) and kind, its step, and the lists
+    # its arguments and texts went to: the next delta of the same block and kind
+    # (nearly every one) is filed with these. Any other event forgets them.
+    last: tuple[Any, Any] | None = None
+    last_step: Step = ()
+    last_arguments: list[str] | None = None
+    last_texts: list[str] | None = None
     # A compact block.delta (nearly every event) is read without its dict.
     for delta_kind, event, text in trace.events.compact():
         if delta_kind is not None:
             deltas += 1
+            if last is not None and event is last[0] and delta_kind == last[1]:
+                out.append(last_step)
+                if last_arguments is not None:
+                    last_arguments.append(text or "")
+                if assemble and isinstance(text, str) and text:
+                    if last_texts is None:
+                        last_texts = texts.setdefault(event["index"], [])
+                    last_texts.append(text)
+                continue
             index = event["index"]  # the delta's block
+            last_arguments = None
             if delta_kind == "json_text" and isinstance(index, int):
-                arguments.setdefault(index, []).append(text or "")
+                last_arguments = arguments.setdefault(index, [])
+                last_arguments.append(text or "")
             step: Step = ("block.delta", index, event["kind"], delta_kind)
             # One tuple per distinct step: a stream's deltas repeat a few (held
             # while the anonymized stream is normalized; ~12 MB on 30 MB otherwise).
-            out.append(shared.setdefault(step, step))
+            last_step = shared.setdefault(step, step)
+            out.append(last_step)
+            last = (event, delta_kind)
+            last_texts = None
             if assemble and isinstance(text, str) and text:
-                texts.setdefault(index, []).append(text)
+                last_texts = texts.setdefault(index, [])
+                last_texts.append(text)
             continue
+        last = None
         kind = event["type"]
         types[kind] += 1
         block: Any = event.get("block")
