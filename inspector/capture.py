@@ -267,12 +267,27 @@ def open_regular_file(path: str | Path, name: str, limit: int) -> IO[bytes]:
     return os.fdopen(fd, "rb")
 
 
+#: What a VCR cassette or HAR log starts with past a BOM and white space (``{``: JSON;
+#: a YAML comment, directive or ``---``; ``interactions:`` or ``version:``).
+_FOREIGN_STARTS: Final = frozenset(b"{#%-iv")
+
+
+def _may_be_foreign(head: bytes) -> bool:
+    """False when :func:`~inspector.interop.sniff.sniff_format` would surely say None."""
+    first = head.removeprefix(_UTF8_BOM).lstrip()[:1]
+    return bool(first) and first[0] in _FOREIGN_STARTS
+
+
 def _foreign_recording(body: bytes, path: str) -> Recording | None:
     """A VCR cassette or HAR log, converted by :mod:`inspector.interop`; None for anything else.
 
     The converter is imported only when the first bytes look like one, so
-    reading a capture or an SSE body costs nothing more.
+    reading a capture or an SSE body costs nothing more; and a body whose
+    first byte (past a BOM and white space) cannot start either (``data:``,
+    ``event:``) does not even import the sniffer (its package costs ~5 ms).
     """
+    if not _may_be_foreign(body[:_HEAD_BYTES]):
+        return None
     from .interop.sniff import sniff_format
 
     if sniff_format(body[:_HEAD_BYTES]) is None:

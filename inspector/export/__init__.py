@@ -28,12 +28,13 @@ import gc
 import hashlib
 import io
 import itertools
+import operator
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final, NamedTuple
+from typing import IO, Any, Final
 
 import orjson
 
@@ -351,7 +352,7 @@ def _last_line(file: IO[bytes], size: int) -> bytes:
     return b"".join(parts) + file.read(1)
 
 
-class _Layout(NamedTuple):
+class _Layout:
     """What anonymizing must keep of a stream besides its skeleton, held compactly.
 
     Chunk times and sizes, the trace's chunk count and bytes, every frame's
@@ -360,17 +361,34 @@ class _Layout(NamedTuple):
     trace is freed, and two compared in C.
     """
 
-    chunk_times: array[float]
-    chunk_sizes: array[int]
-    chunk_totals: tuple[int, int]
-    frames: tuple[array[int], array[int], array[int], array[int]]
-    end: tuple[str | None, float | None]
-    skeleton: list[Step]
+    # A plain class, not a NamedTuple: at import that evaluates (compiles) every
+    # field's annotation, a few milliseconds of the command's start-up in all.
+    __slots__ = ("chunk_sizes", "chunk_times", "chunk_totals", "end", "frames", "skeleton")
+
+    def __init__(
+        self,
+        chunk_times: array[float],
+        chunk_sizes: array[int],
+        chunk_totals: tuple[int, int],
+        frames: tuple[array[int], array[int], array[int], array[int]],
+        end: tuple[str | None, float | None],
+        skeleton: list[Step],
+    ) -> None:
+        self.chunk_times = chunk_times
+        self.chunk_sizes = chunk_sizes
+        self.chunk_totals = chunk_totals
+        self.frames = frames
+        self.end = end
+        self.skeleton = skeleton
 
 
 def _chunk_columns(rec: Recording) -> tuple[array[float], array[int]]:
     """The times and sizes of a recording's chunks."""
-    return array("d", [time for time, _ in rec.chunks]), array("q", [len(d) for _, d in rec.chunks])
+    chunks = rec.chunks
+    return (
+        array("d", map(operator.itemgetter(0), chunks)),
+        array("q", map(len, map(operator.itemgetter(1), chunks))),
+    )
 
 
 def _layout(
@@ -525,14 +543,24 @@ def prepare_export(rec: Recording, options: ExportOptions = ExportOptions()) -> 
     )
 
 
-class _Rendered(NamedTuple):
+class _Rendered:
     """What :func:`_prepare` made besides its files; the traces only when asked to keep them."""
 
-    names: dict[str, str]
-    report: dict[str, Any]
-    ledger: Ledger
-    original: Trace | None
-    exported: Trace | None
+    __slots__ = ("exported", "ledger", "names", "original", "report")
+
+    def __init__(
+        self,
+        names: dict[str, str],
+        report: dict[str, Any],
+        ledger: Ledger,
+        original: Trace | None,
+        exported: Trace | None,
+    ) -> None:
+        self.names = names
+        self.report = report
+        self.ledger = ledger
+        self.original = original
+        self.exported = exported
 
 
 def _prepare(

@@ -20,7 +20,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Final
 
 from .secrets import ALL_RULES, SecretRule, find_secrets
 
@@ -56,12 +56,21 @@ def _percent_char(m: re.Match[str]) -> str:
     return chr(int(m.group(1), 16))
 
 
-class _Step(NamedTuple):
-    """One decoding: where each decoded escape sits in the view and in its source."""
+class _Step:
+    """One decoding: where each decoded escape sits in the view and in its source.
 
-    view_at: list[int]  # view index of each escape's one character, ascending
-    source_at: list[int]  # where that escape starts in the source
-    source_len: list[int]  # how many source characters it took
+    ``view_at``: the view index of each escape's one character, ascending;
+    ``source_at``: where that escape starts in the source; ``source_len``:
+    how many source characters it took.
+    """
+
+    # Plain classes here: a NamedTuple compiles each field's annotation at import.
+    __slots__ = ("source_at", "source_len", "view_at")
+
+    def __init__(self, view_at: list[int], source_at: list[int], source_len: list[int]) -> None:
+        self.view_at = view_at
+        self.source_at = source_at
+        self.source_len = source_len
 
     def to_source(self, v: int) -> tuple[int, int]:
         """The source span of view character ``v``."""
@@ -101,9 +110,14 @@ _DECODERS: Final = (
 )
 
 
-class _View(NamedTuple):
-    text: str
-    steps: tuple[_Step, ...]  # from the original to this view, in order
+class _View:
+    """A decoding of a text, and the steps from the original to it, in order."""
+
+    __slots__ = ("steps", "text")
+
+    def __init__(self, text: str, steps: tuple[_Step, ...]) -> None:
+        self.text = text
+        self.steps = steps
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         for step in reversed(self.steps):

@@ -194,7 +194,6 @@ def _capture_parts(data: bytes) -> tuple[bytearray, bytes] | None:
     return body, b"\n".join(records)
 
 
-@dataclass(frozen=True, slots=True)
 class ReadCapture:
     """A capture output as the export already read it back: what :func:`_capture_parts` gives.
 
@@ -203,8 +202,12 @@ class ReadCapture:
     bytes, in order (the pieces its trace was fed), emptied once joined.
     """
 
-    records: bytes
-    pieces: list[bytes]
+    # A plain class: a dataclass costs a millisecond of the command's start-up.
+    __slots__ = ("pieces", "records")
+
+    def __init__(self, records: bytes, pieces: list[bytes]) -> None:
+        self.records = records
+        self.pieces = pieces
 
 
 def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:

@@ -36,7 +36,7 @@ import operator
 import re
 from array import array
 from collections.abc import Callable, Iterator
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import orjson
 
@@ -75,12 +75,18 @@ class RewriteError(Exception):
     """An edit would have changed the body's length (a bug, never bad input)."""
 
 
-class _Segments(NamedTuple):
+class _Segments:
     """Where a joined ``data`` value's bytes sit in the body."""
 
-    joined_starts: list[int]
-    body_starts: list[int]
-    lengths: list[int]
+    # Plain classes here: a NamedTuple compiles each field's annotation at import.
+    __slots__ = ("body_starts", "joined_starts", "lengths")
+
+    def __init__(
+        self, joined_starts: list[int], body_starts: list[int], lengths: list[int]
+    ) -> None:
+        self.joined_starts = joined_starts
+        self.body_starts = body_starts
+        self.lengths = lengths
 
     def to_body(self, offset: int) -> int:
         """The body offset of joined offset ``offset`` (-1: a ``\\n`` joining two lines)."""
@@ -369,7 +375,7 @@ class _Fragments:
         ]
 
 
-class _Template(NamedTuple):
+class _Template:
     """Where the strings of one document shape are, and what each is.
 
     ``strings`` (keys and values, counted) in document order; ``values``:
@@ -381,11 +387,19 @@ class _Template(NamedTuple):
     string decided on its own).
     """
 
-    strings: int
-    values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any, str | None], ...]
-    # (part, the document's syntax with its numbers) -> stream key, for
-    # values filed by _ROLE_STREAMED_BY_NUMBERS
-    keys: dict[tuple[int, bytes], tuple[Any, ...]]
+    __slots__ = ("keys", "strings", "values")
+
+    def __init__(
+        self,
+        strings: int,
+        values: tuple[tuple[int, tuple[str | int, ...], Treatment, Any, str | None], ...],
+        keys: dict[tuple[int, bytes], tuple[Any, ...]],
+    ) -> None:
+        self.strings = strings
+        self.values = values
+        # (part, the document's syntax with its numbers) -> stream key, for
+        # values filed by _ROLE_STREAMED_BY_NUMBERS
+        self.keys = keys
 
 
 def _template(joined: bytes, root: Any) -> _Template | None:
@@ -424,7 +438,7 @@ def _key_getter(parts: list[bytes]) -> Callable[[list[bytes]], Any]:
     return operator.itemgetter(*indexes)
 
 
-class _Run(NamedTuple):
+class _Run:
     """A remembered one-text document (:meth:`_BodyRewriter._remember_run`).
 
     ``entries``: ``(at, raw, treatment, role, after)`` of each value in order,
@@ -432,10 +446,19 @@ class _Run(NamedTuple):
     the text as if the text were empty. ``stream``: the text's stream.
     """
 
-    prefix: bytes
-    suffix: bytes
-    entries: tuple[tuple[int, bytes | None, Treatment, str | None, bool], ...]
-    stream: _Fragments
+    __slots__ = ("entries", "prefix", "stream", "suffix")
+
+    def __init__(
+        self,
+        prefix: bytes,
+        suffix: bytes,
+        entries: tuple[tuple[int, bytes | None, Treatment, str | None, bool], ...],
+        stream: _Fragments,
+    ) -> None:
+        self.prefix = prefix
+        self.suffix = suffix
+        self.entries = entries
+        self.stream = stream
 
 
 class _BodyRewriter:

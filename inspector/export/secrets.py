@@ -547,9 +547,22 @@ _CASED_SHORT: Final = tuple(
 _CASED_LONG: Final = tuple(
     sorted({lit for lits in _CASED_BYTES.values() for lit in lits if len(lit) > 1})
 )
-_HIDDEN_BY: Final = {
-    lit: frozenset(first for first in _CASED_LONG if _may_hide(first, lit)) for lit in _CASED_LONG
-}
+
+
+@functools.cache
+def _hidden_by() -> dict[bytes, frozenset[bytes]]:
+    """Each case-kept long literal -> the ones that may hide it (:func:`_may_hide`).
+
+    Built on first use, by a text in which a literal was found: most texts
+    hold none, and at import it cost a millisecond or two of every command's
+    start-up.
+    """
+    return {
+        lit: frozenset(first for first in _CASED_LONG if _may_hide(first, lit))
+        for lit in _CASED_LONG
+    }
+
+
 _CASED_LONGEST: Final = max(map(len, _CASED_LONG))
 
 
@@ -627,13 +640,16 @@ def _present_cased(ascii_text: bytes | bytearray | str) -> set[bytes]:
     looking_for = _CASED_LONG
     while looking_for:
         reported = _reported(looking_for, windows)
+        if not reported:
+            break  # nothing could have been hidden
         found |= reported
         # A literal not reported may only have been hidden by one that was:
         # those are looked for again, on their own.
+        hidden_by = _hidden_by()
         looking_for = tuple(
             lit
             for lit in looking_for
-            if lit not in reported and not reported.isdisjoint(_HIDDEN_BY[lit])
+            if lit not in reported and not reported.isdisjoint(hidden_by[lit])
         )
     return found
 
