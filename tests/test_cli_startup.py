@@ -255,6 +255,10 @@ def test_check_never_imports_multiprocessing(large_folder: Path) -> None:
     assert "multiprocessing" not in loaded_by("check", "--jobs", "2", str(large_folder))
 
 
+def test_a_small_check_loads_no_fork_machinery() -> None:
+    assert loaded_by("check", str(TINY), watch=("inspector.cli.fanout", "signal")) == []
+
+
 def test_export_text_choices_are_the_exporters() -> None:
     from inspector.cli.export import TEXT_CHOICES
     from inspector.export import TEXT_MODES

@@ -104,11 +104,12 @@ def check_file(job: tuple[Path, str | None]) -> Report:
 
 def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterator[Report]:
     """Every file's report, in input order; forked workers too when they help."""
-    from . import fanout
-
     jobs = iter(jobs)
-    worth_it = processes > 1 and fanout.CAN_FORK
-    first, worth_it = _look_ahead(jobs) if worth_it else ([], False)
+    first, worth_it = _look_ahead(jobs) if processes > 1 else ([], False)
+    if worth_it:
+        from . import fanout
+
+        worth_it = fanout.CAN_FORK
     if not worth_it:
         yield from map(check_file, first)
         yield from map(check_file, jobs)
