@@ -133,9 +133,16 @@ def _unescape(holder: list[str]) -> str:
     text = holder.pop()
     first = text.find("\\")
     if first > 0 and text.isascii():
+        tail = text[first:]
+        if len(tail) * 8 <= len(text):
+            # A short tail (escapes only near the end, as usual): decoded on its
+            # own, and put in place of itself with one copy of the text (it
+            # starts at the text's first backslash: nowhere earlier).
+            holder.append(tail)
+            return text.replace(tail, _unescape(holder), 1)
         head = text[:first]
-        holder.append(text[first:])
-        del text
+        holder.append(tail)
+        del text, tail
         return head + _unescape(holder)
     data = text.encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
     del text
