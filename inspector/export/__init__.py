@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
-import hashlib
 import io
 import itertools
 import operator
@@ -46,6 +45,7 @@ from ..capture import (
     parse_recording_file,
 )
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
+from ..core.digest import blake2b  # hashlib's BLAKE2b, without loading OpenSSL
 from ..core.trace import Trace, TransportEnd
 from ..library import STREAM_SUFFIXES, iter_stream_files
 from ..session import guess_provider, join_chunks, trace_recording
@@ -138,7 +138,7 @@ class Anonymized:
 
 def _key_of(rec: Recording) -> bytes:
     """The pseudonym key: a digest of the whole original recording."""
-    digest = hashlib.blake2b(digest_size=32)
+    digest = blake2b(digest_size=32)
     digest.update(orjson.dumps(rec.header, option=orjson.OPT_SORT_KEYS))
     for time, data in rec.chunks:
         digest.update(repr(time).encode())

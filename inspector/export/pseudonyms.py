@@ -14,11 +14,11 @@ Every character keeps its UTF-8 width, so byte offsets in the stream survive.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import string
 from typing import Final
 
+from ..core.digest import blake2b  # hashlib's BLAKE2b, without loading OpenSSL
 from .mask import mask_char
 from .secrets import find_secrets
 
@@ -46,7 +46,7 @@ class Pseudonymizer:
     """Maps ids to pseudonyms, one consistent table per export."""
 
     def __init__(self, key: bytes) -> None:
-        self._key = hashlib.blake2b(key, digest_size=32).digest()
+        self._key = blake2b(key, digest_size=32).digest()
         self._forward: dict[str, str] = {}
         self._taken: set[str] = set()
 
@@ -94,7 +94,7 @@ class Pseudonymizer:
         out = bytearray()
         counter = 0
         while len(out) < size:
-            h = hashlib.blake2b(key=self._key, digest_size=64)
+            h = blake2b(key=self._key, digest_size=64)
             h.update(f"{attempt}:{counter}:".encode())
             h.update(value.encode("utf-8", "surrogatepass"))
             out += h.digest()
