@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -49,11 +50,16 @@ def test_results_are_maps_in_input_order(processes: int) -> None:
     assert list(fanout.in_order(digest, items, processes)) == list(map(digest, items))
 
 
-def test_the_workers_compute_some_items_and_this_process_others() -> None:
+def test_the_workers_compute_some_items_and_this_process_others(tmp_path: Path) -> None:
+    # Each side's first item waits until the other side has begun one: claims are
+    # first come, first served, so only this proves both take part.
     def where(n: int) -> tuple[int, bool]:
         in_parent = os.getpid() == PARENT
-        if in_parent:
-            time.sleep(0.002)  # slower here: a worker, however late it starts, gets some
+        mine, theirs = (tmp_path / "parent", tmp_path / "worker")[:: 1 if in_parent else -1]
+        mine.touch()
+        deadline = time.monotonic() + 60
+        while not theirs.exists() and time.monotonic() < deadline:
+            time.sleep(0.001)
         return n, in_parent
 
     results = list(fanout.in_order(where, list(range(300)), 2))
