@@ -64,7 +64,10 @@ def register(sub: Any) -> None:
         type=positive_int,
         default=None,
         metavar="N",
-        help="check files in N processes (default: one per CPU; 1: in this process)",
+        help=(
+            "check files in N processes (default: one per CPU; 1: in this process; "
+            "workers are forked, so on Windows always 1)"
+        ),
     )
     parser.set_defaults(func=run)
 
