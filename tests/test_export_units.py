@@ -370,6 +370,25 @@ def test_capture_lines_write_each_chunk_as_chunk_record_does_with_the_exact_time
     assert json.loads(lines[-1]) == {"type": "end", "t": 2.5, "reason": "done", "error": None}
 
 
+def test_capture_pieces_stay_small_whatever_the_chunks_and_write_the_same_lines() -> None:
+    # Large chunks come a few at a time: a piece (and the chunks held for it) is
+    # bounded by bytes, not only by a count of chunks.
+    from inspector.capture import chunk_record
+    from inspector.export import _CAPTURE_BATCH_BYTES, _capture_pieces
+
+    big = [(i * 0.5, b"data: " + b"x" * 60_000 + b"\n\n") for i in range(40)]
+    small = [(i * 0.001, b"data: {}\n\n") for i in range(1000)]
+    mixed = [*small[:300], *big[:5], *small[300:], (9.0, b"\xff not utf-8")]
+    for chunks in (big, small, mixed):
+        pieces = list(_capture_pieces({"type": "header"}, iter(chunks), None))
+        largest_line = max(len(json.dumps(chunk_record(t, d))) + 1 for t, d in chunks)
+        assert max(map(len, pieces[1:])) <= 2 * (_CAPTURE_BATCH_BYTES + largest_line)
+        lines = b"".join(pieces[1:]).splitlines()
+        assert [json.loads(line) for line in lines] == [
+            {**chunk_record(t, d), "t": t} for t, d in chunks
+        ]
+
+
 def test_summarize_reads_compact_deltas_exactly_as_the_built_events() -> None:
     # summarize takes block.deltas from EventLog.compact without their dicts;
     # fed every event built whole it must give the same skeleton, counts and texts.

@@ -221,8 +221,11 @@ def _capture_lines(
     return b"".join(_capture_pieces(header, chunks, end))
 
 
-#: Chunks per piece :func:`_capture_pieces` hands out (~70 KB of lines for a delta a chunk).
+#: Chunks per piece :func:`_capture_pieces` hands out (~70 KB of lines for a delta a chunk),
+#: and the chunk bytes at which a piece ends sooner: large chunks come a few at a time, so
+#: a piece (and the chunks held for it) stays small whatever the chunking.
 _CAPTURE_BATCH: Final = 256
+_CAPTURE_BATCH_BYTES: Final = 64 * 1024
 # A text chunk's record, orjson's bytes for it around its time's and its text's.
 _CHUNK_OPEN: Final = b'{"type":"chunk","t":'
 _CHUNK_TEXT: Final = b',"text":'
@@ -232,7 +235,7 @@ _CHUNK_CLOSE: Final = b"}\n"
 def _capture_pieces(
     header: dict[str, Any] | None, chunks: Iterable[tuple[float, bytes]], end: TransportEnd | None
 ) -> Iterator[bytes]:
-    """:func:`_capture_lines` in pieces of whole lines, :data:`_CAPTURE_BATCH` chunks each.
+    """:func:`_capture_lines` in pieces of whole lines (:func:`_batches` of chunks).
 
     Written to disk as they come, a capture is never held whole beside the
     body it is cut from. A piece (under glibc's mmap threshold, nearly
@@ -240,8 +243,7 @@ def _capture_pieces(
     """
     dumps = orjson.dumps
     yield dumps(header) + b"\n"
-    rest = iter(chunks)
-    while batch := list(itertools.islice(rest, _CAPTURE_BATCH)):
+    for batch in _batches(chunks):
         times, datas = zip(*batch, strict=True)
         try:
             texts = list(map(bytes.decode, datas))  # UTF-8, strict: as chunk_record
@@ -266,6 +268,22 @@ def _capture_pieces(
         yield dumps({"type": "end", "t": end.time, "reason": end.reason, "error": end.error}) + (
             b"\n"
         )
+
+
+def _batches(chunks: Iterable[tuple[float, bytes]]) -> Iterator[list[tuple[float, bytes]]]:
+    """``chunks`` in lists of :data:`_CAPTURE_BATCH`, or fewer once they reach
+    :data:`_CAPTURE_BATCH_BYTES` bytes."""
+    batch: list[tuple[float, bytes]] = []
+    size = 0
+    for chunk in chunks:
+        batch.append(chunk)
+        size += len(chunk[1])
+        if len(batch) == _CAPTURE_BATCH or size >= _CAPTURE_BATCH_BYTES:
+            yield batch
+            batch = []
+            size = 0
+    if batch:
+        yield batch
 
 
 def _chunk_lines(chunks: Iterable[tuple[float, bytes]]) -> Iterator[bytes]:
