@@ -15,7 +15,7 @@ import pytest
 
 from inspector.cli import fanout
 
-pytestmark = pytest.mark.skipif(not fanout.CAN_FORK, reason="workers are forked")
+needs_fork = pytest.mark.skipif(not fanout.CAN_FORK, reason="workers are forked")
 
 PARENT = os.getpid()
 
@@ -23,15 +23,16 @@ PARENT = os.getpid()
 @pytest.fixture(autouse=True)
 def no_child_left_behind(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     forked: list[int] = []
-    fork = os.fork
+    fork = getattr(os, "fork", None)
 
     def recording_fork() -> int:
+        assert fork is not None, "no fork here: nothing may call it"
         pid = fork()
         if pid:
             forked.append(pid)
         return pid
 
-    monkeypatch.setattr(os, "fork", recording_fork)
+    monkeypatch.setattr(os, "fork", recording_fork, raising=False)
     yield forked
     for pid in forked:
         with pytest.raises(ChildProcessError):
@@ -44,12 +45,14 @@ def digest(n: int) -> tuple[int, str, list[bytes]]:
     return n, f"item {n}: {total}", [bytes([n % 256])] * (n % 5)
 
 
+@needs_fork
 @pytest.mark.parametrize("processes", [2, 3, 5])
 def test_results_are_maps_in_input_order(processes: int) -> None:
     items = list(range(300))
     assert list(fanout.in_order(digest, items, processes)) == list(map(digest, items))
 
 
+@needs_fork
 def test_the_workers_compute_some_items_and_this_process_others(tmp_path: Path) -> None:
     # Each side's first item waits until the other side has begun one: claims are
     # first come, first served, so only this proves both take part.
@@ -68,6 +71,7 @@ def test_the_workers_compute_some_items_and_this_process_others(tmp_path: Path) 
     assert 0 < here < 300
 
 
+@needs_fork
 def test_more_results_than_a_pipe_holds_arrive_whole() -> None:
     def big(n: int) -> str:
         return f"{n}:" + "x" * 5000
@@ -76,11 +80,13 @@ def test_more_results_than_a_pipe_holds_arrive_whole() -> None:
     assert list(fanout.in_order(big, items, 3)) == list(map(big, items))
 
 
+@needs_fork
 def test_fewer_items_than_processes() -> None:
     assert list(fanout.in_order(digest, [1], 4)) == [digest(1)]
     assert list(fanout.in_order(digest, [], 4)) == []
 
 
+@needs_fork
 def test_a_worker_that_dies_leaves_its_items_to_this_process() -> None:
     def fragile(n: int) -> int:
         if os.getpid() != PARENT and n % 10 == 3:
@@ -92,6 +98,7 @@ def test_a_worker_that_dies_leaves_its_items_to_this_process() -> None:
     assert list(fanout.in_order(fragile, items, 3)) == [n * 2 for n in items]
 
 
+@needs_fork
 def test_an_item_that_raises_raises_here_as_map_would() -> None:
     def picky(n: int) -> int:
         if n == 57:
@@ -105,15 +112,27 @@ def test_an_item_that_raises_raises_here_as_map_would() -> None:
     assert got == list(range(57))
 
 
+@needs_fork
 def test_stopping_early_stops_the_workers() -> None:
     results = fanout.in_order(digest, list(range(10_000)), 3)
     assert next(results) == digest(0)
     results.close()  # the fixture checks that every worker was reaped
 
 
+@needs_fork
 def test_results_marshal_cannot_write_fail_here_not_silently() -> None:
     def unmarshallable(n: int) -> object:
         return object() if os.getpid() != PARENT else n
 
     # A worker's result it cannot send ends that worker; this process computes the item.
     assert list(fanout.in_order(unmarshallable, list(range(50)), 2)) == list(range(50))
+
+
+@pytest.mark.parametrize("processes", [1, 4])
+def test_without_fork_or_a_second_process_it_is_map_here(
+    processes: int, monkeypatch: pytest.MonkeyPatch, no_child_left_behind: list[int]
+) -> None:
+    monkeypatch.setattr(fanout, "CAN_FORK", processes != 4)
+    items = list(range(50))
+    assert list(fanout.in_order(digest, items, processes)) == list(map(digest, items))
+    assert no_child_left_behind == []

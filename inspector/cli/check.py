@@ -109,16 +109,15 @@ def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterato
     """Every file's report, in input order; forked workers too when they help."""
     jobs = iter(jobs)
     first, worth_it = _look_ahead(jobs) if processes > 1 else ([], False)
-    if worth_it:
-        from . import fanout
-
-        worth_it = fanout.CAN_FORK
     if not worth_it:
         yield from map(check_file, first)
         yield from map(check_file, jobs)
         return
-    from .. import session  # noqa: F401  imported once here, shared by the forked workers
+    # Only here: a small check never loads the fork machinery. The pipeline is
+    # imported once, before forking, and shared by the workers.
+    from .. import session  # noqa: F401
     from ..core import invariants  # noqa: F401
+    from . import fanout
 
     every = [*first, *jobs]
     sys.stdout.flush()  # a forked worker must not inherit unwritten output

@@ -29,7 +29,8 @@ The protocol:
   output is the same, and an exception ``function`` raises for an item is
   raised here, as ``map`` would raise it.
 
-Only where ``os.fork`` exists; :data:`CAN_FORK` says whether it does.
+Where ``os.fork`` does not exist (:data:`CAN_FORK`: Windows), ``in_order``
+is ``map``, in this process.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ def in_order(function: Callable[[T], R], items: Sequence[T], processes: int) -> 
     process has buffered for stdout should be flushed first: a worker starts
     with a copy of it.
     """
+    if not CAN_FORK or processes < 2:
+        yield from map(function, items)
+        return
     crew = _Crew()
     try:
         # Ctrl+C is held back while forking: it lands once every worker is known.
