@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
 from .capture import Recording, read_recording
+from .collector import collector_paused
 from .core.adapters import PROVIDERS, detect_provider
 from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import Frame, FrameDecoder
@@ -167,7 +166,7 @@ def load_trace(path: str | Path, provider: str | None = None, *, as_received: bo
     be read at all, and :class:`ProviderUnknown` when it is not told and
     cannot be detected; both are ``ValueError`` with a message for the user.
     """
-    with _collector_paused():
+    with collector_paused():
         rec = read_recording(path)
         joined = not as_received and len(rec.chunks) > 1
         # As received, the chunks are let go of as they are fed; joined, they
@@ -228,23 +227,3 @@ def _handed_over(chunks: list[tuple[float, bytes]]) -> Iterator[tuple[float, byt
     take = chunks.pop
     while chunks:
         yield take()
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Hold back Python's cycle collector while a file is read and normalized.
-
-    A load makes hundreds of thousands of containers that all live as long as
-    the trace, and no reference cycles (none from any capture, raw stream or
-    damaged input tried): every collector pass over them is pure cost, about
-    3% of ``inspector check`` on a 30 MB capture. The collector's state is
-    restored after, so a caller that turned it off keeps it off.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import stat
 from typing import Any
@@ -80,16 +79,10 @@ def _large_input(paths: list[str]) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Export every input; print each report, or why it failed."""
-    # The exporter's import makes tens of thousands of objects that live to the
-    # end and form no garbage cycles: the collector's passes over them (~5 ms of
-    # the command's start-up) are held back until it is loaded.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    from ..collector import collector_paused
+
+    with collector_paused():  # the exporter's import makes tens of thousands of objects
         from ..export import ExportError, ExportOptions, export_paths
-    finally:
-        if collecting:
-            gc.enable()
 
     if _large_input(args.paths):
         from ..export.allocator import unmap_large_buffers

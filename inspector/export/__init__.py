@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import io
 import itertools
 import operator
@@ -44,6 +43,7 @@ from ..capture import (
     parse_recording,
     parse_recording_file,
 )
+from ..collector import collector_paused
 from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.digest import blake2b  # hashlib's BLAKE2b, without loading OpenSSL
 from ..core.trace import Trace, TransportEnd
@@ -735,24 +735,6 @@ def _prepare(
     return _Rendered(names, report, ledger, original, exported)
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for one export, as it was after.
-
-    An export makes millions of small objects that live to its end (strings,
-    events, arrays) and none that form cycles worth collecting meanwhile: each
-    collection would walk all of them again (a sixth of the export's time on
-    a large stream). What they hold is freed by reference counting anyway.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def export_recording(
     rec: Recording, out_dir: str | Path, options: ExportOptions = ExportOptions()
 ) -> ExportResult:
@@ -775,7 +757,7 @@ def _export_recording(
     files = _Outputs(out)
     try:
         with _write_errors(out):
-            with _collector_paused():
+            with collector_paused():
                 prepared = _prepare(rec, options, files, keep_traces=False, consume=consume)
             by_name = files.commit()
     except BaseException:
@@ -808,7 +790,7 @@ def export_capture(
     """Export one capture or raw SSE file into ``out_dir`` (raises :class:`ExportError`)."""
     if Path(path).is_dir():
         raise ExportError(f"{safe_path(path)}: is a directory (export_paths exports directories)")
-    with _collector_paused():
+    with collector_paused():
         rec = load_recording(path)  # a missing file, a FIFO or a device: refused with the reason
         if rec.kind == "raw" and rec.problems:
             raise ExportError(rec.problems[0])
