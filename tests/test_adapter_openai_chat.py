@@ -166,9 +166,14 @@ def test_an_unknown_finish_reason_is_other_with_the_raw_value_kept() -> None:
     assert shape(trace)[-1] == ("stream.done", "other", "weird")
 
 
-def test_done_without_any_finish_reason_is_a_protocol_error() -> None:
+def test_done_without_any_finish_reason_closes_the_text_and_completes_as_other() -> None:
+    # Contract v1.1 (v1 ended this failed/protocol_error).
     trace = run(chunk({"content": "x"}), DONE)
-    assert shape(trace)[-1] == ("stream.error", "failed", "protocol_error", "[DONE]")
+    assert shape(trace)[-3:] == [
+        ("block.stop", 0),
+        ("stream.warning", "no_finish_reason"),
+        ("stream.done", "other", None),
+    ]
 
 
 def test_a_finish_reason_without_done_is_interrupted_and_says_why() -> None:
@@ -227,12 +232,13 @@ def test_an_unknown_event_and_an_unknown_field_warn_without_cutting_the_text() -
         ("block.start", 0, "text", None),
         ("block.delta", 0, "text", "a"),
         ("stream.warning", "unknown_event"),
+        ("stream.warning", "unread_field"),
         ("block.delta", 0, "text", "b"),
-        ("stream.warning", "unknown_field"),
         ("block.stop", 0),
         ("stream.done", "stop", "stop"),
     ]
-    assert [i.code for i in trace.ignored] == ["unknown_event", "unknown_field"]
+    assert [i.code for i in trace.ignored] == ["unknown_event", "unread_field"]
+    assert trace.events[4]["path"] == "choices[].delta.x_trace"
 
 
 def test_sse_comments_are_heartbeats_once_the_stream_started() -> None:

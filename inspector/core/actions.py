@@ -48,6 +48,8 @@ class OpenBlock:
     provider_type: str
     name: str | None = None
     call_id: str | None = None
+    #: For a ``tool_call`` whose input is not JSON: ``"text"`` or ``"item"`` (v1.1).
+    input_format: str | None = None
 
 
 @dataclass(slots=True)
@@ -101,6 +103,8 @@ class Ignore:
 
     reason: str
     code: str = "unknown_event"
+    #: For ``unread_field``: the field's path, array indexes collapsed (v1.1).
+    path: str | None = None
 
 
 Action = Start | OpenBlock | Delta | CloseBlock | Finish | Fail | Heartbeat | Ignore

@@ -13,10 +13,12 @@ from typing import Any, Final
 
 __all__ = [
     "CATEGORIES",
+    "DETAIL_REASON_CATEGORY",
     "HTTP_STATUS_CATEGORY",
     "PROVIDER_CODE_CATEGORY",
     "RETRYABLE",
     "category_for",
+    "detail_category",
     "error_object",
 ]
 
@@ -117,6 +119,41 @@ HTTP_STATUS_CATEGORY: Final[dict[int, str]] = {
     504: "server_error",
     529: "upstream_overloaded",
 }
+
+
+# A provider's detailed reason, which refines the category of its code (v1.1).
+# Google: ``error.details[].reason`` of an ``ErrorInfo`` (a 400 INVALID_ARGUMENT
+# whose reason is API_KEY_INVALID is a bad key, not a bad request);
+# https://cloud.google.com/apis/design/errors#error_info
+DETAIL_REASON_CATEGORY: Final[dict[str, str]] = {
+    "api_key_invalid": "authentication",
+    "api_key_expired": "authentication",
+    "access_token_expired": "authentication",
+    "access_token_scope_insufficient": "permission",
+    "api_key_service_blocked": "permission",
+    "api_key_http_referrer_blocked": "permission",
+    "api_key_ip_address_blocked": "permission",
+    "service_disabled": "permission",
+    "consumer_suspended": "permission",
+    "billing_disabled": "quota_exceeded",
+    "rate_limit_exceeded": "rate_limited",
+    "resource_exhausted": "rate_limited",
+    "location_not_supported": "permission",
+    "user_location_invalid": "permission",
+}
+
+
+def detail_category(details: object) -> str | None:
+    """The category a Google ``details[]`` list's ``reason`` names, if any."""
+    if not isinstance(details, list):
+        return None
+    for detail in details:
+        reason = detail.get("reason") if isinstance(detail, dict) else None
+        if isinstance(reason, str):
+            found = DETAIL_REASON_CATEGORY.get(reason.lower())
+            if found is not None:
+                return found
+    return None
 
 
 def category_for(code: object = None, status: int | None = None) -> str:

@@ -250,7 +250,7 @@ class StreamMachine:
             return
         self._stream("start")
         event: Event = {"provider": self.provider}
-        if action.model is not None:
+        if action.model:  # v1.1: omitted when unknown or empty
             event["model"] = action.model
         self._emit("stream.start", event)
 
@@ -273,6 +273,8 @@ class StreamMachine:
         if block.kind == "tool_call":
             event["name"] = block.name
             event["call_id"] = block.call_id
+            if action.input_format is not None:
+                event["input_format"] = action.input_format
         elif block.kind == "reasoning":
             event["visibility"] = "internal"
         event["provider_type"] = block.provider_type
@@ -373,7 +375,10 @@ class StreamMachine:
         self.trace.ignored.append(Ignored(self.frame, action.reason, action.code))
         if self.state == "idle":
             return
-        self._emit("stream.warning", {"code": action.code, "message": action.reason})
+        warning: Event = {"code": action.code, "message": action.reason}
+        if action.path is not None:
+            warning["path"] = action.path
+        self._emit("stream.warning", warning)
 
     # -- helpers -----------------------------------------------------------
 

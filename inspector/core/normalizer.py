@@ -13,6 +13,7 @@ from typing import Any
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
+from .adapters.base import bare_error
 from .digest import blake2b
 from .machine import TERMINAL_STATES, StreamMachine
 from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Decoded, Frame, FrameDecoder, FrameRun, Frames
@@ -52,6 +53,8 @@ class Normalizer:
         """``keep_history=False`` builds a :class:`~inspector.core.bounded.BoundedTrace`:
         counts and the last events, memory bounded whatever the stream's length."""
         self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
+        if header is not None:
+            self.adapter.origin(header)
         if not keep_history:
             # Only live feeds keep no history: the commands that read files do not
             # import this (~3 ms of their start-up).
@@ -326,11 +329,25 @@ class Normalizer:
                 f"{tail.pending_bytes} bytes at the end ({what} from byte {tail.start}) had no "
                 "blank line after them, so they were never dispatched"
             )
+        if end.reason == "eof" and not tail.unterminated:
+            self._clean_eof()
+            if self.machine.terminal:
+                return self.trace
         adapter_note = self.adapter.eof_note()
         if adapter_note:
             notes.append(adapter_note)
         self.machine.interrupt(end, "; ".join(notes) or None)
         return self.trace
+
+    def _clean_eof(self) -> None:
+        """v1.1 at a clean end: a dialect's own final signal, or a bare JSON error body."""
+        for action in self.adapter.at_eof():
+            self.machine.apply(action)
+        if not self.machine.terminal and not self.trace.frames:
+            chunks = self.trace.chunks
+            fail = bare_error(chunks.span(0, chunks.bytes_received))
+            if fail is not None:
+                self.machine.fail(fail.category, fail.message, fail.provider_code)
 
     def receive_error_body(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk of an HTTP error response: kept, never decoded as SSE."""

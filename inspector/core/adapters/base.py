@@ -17,13 +17,14 @@ from typing import Any, ClassVar, Final
 import orjson
 
 from ..actions import Action, Fail
-from ..errors import category_for
+from ..errors import category_for, detail_category
 from ..sse import Frame
 
 __all__ = [
     "NOT_PARSED",
     "NO_RUN",
     "Adapter",
+    "bare_error",
     "error_from_body",
     "fail_from_error_object",
     "frame_json",
@@ -146,6 +147,17 @@ class Adapter(ABC):
         """Something worth saying when the bytes end without a final signal."""
         return None
 
+    def origin(self, header: Mapping[str, Any]) -> None:  # noqa: B027 (optional hook)
+        """Told the capture header before any frame (the request's URL, for dialects)."""
+
+    def at_eof(self) -> list[Action]:
+        """Actions for a clean end of the bytes, before it is called an interruption.
+
+        Empty for every protocol whose end must be proved by a frame; a dialect
+        that never sends its final frame (v1.1) finishes here.
+        """
+        return []
+
     def http_error(self, status: int, body: bytes) -> Fail:
         """The stream's end when the HTTP response was an error status."""
         return error_from_body(status, body)
@@ -206,10 +218,33 @@ def fail_from_error_object(error: Mapping[str, Any], status: int | None = None) 
     category = category_for(provider_code, http)
     if category == "unknown" and isinstance(kind, str):
         category = category_for(kind, http)
+    category = detail_category(error.get("details")) or category
     message = error.get("message")
     if not isinstance(message, str) or not message:
         message = f"provider error {provider_code!r}"
     return Fail(category, provider_code, message)
+
+
+def bare_error(body: bytes) -> Fail | None:
+    """The error a body states when it is only a JSON error document (v1.1), else None.
+
+    No SSE and no HTTP status: ``{"error": {...}}`` (OpenAI, Google; also
+    wrapped in a one-element array), or Anthropic's ``{"type": "error",
+    "error": {...}}``. The category comes from its code, type or status.
+    """
+    stripped = body.strip()
+    if not stripped.startswith((b"{", b"[")):
+        return None
+    try:
+        parsed = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(parsed, list) and len(parsed) == 1:
+        parsed = parsed[0]
+    if not isinstance(parsed, Mapping) or not isinstance(parsed.get("error"), Mapping):
+        return None
+    fail = fail_from_error_object(parsed["error"])
+    return Fail(fail.category, fail.provider_code, f"a JSON error body, no stream: {fail.message}")
 
 
 def error_from_body(status: int, body: bytes) -> Fail:

@@ -8,11 +8,17 @@ signal                                    outcome
 a choice's ``finish_reason``, then        ``completed`` (``stream.done`` at
 ``data: [DONE]``                          ``[DONE]``, so the usage chunk that
                                           sits between them is included)
-``data: [DONE]`` with no finish_reason    ``failed`` / ``protocol_error``
+``data: [DONE]`` with no finish_reason    ``completed`` (v1.1): open blocks are
+                                          closed, warning ``no_finish_reason``,
+                                          ``finish_reason`` ``tool_calls`` or
+                                          ``other``, provider's ``null``
 ``{"error": {...}}`` in a data frame      ``failed``; category from the error's
-(also under ``event: error``)             ``code``/``type``
+(also under ``event: error``; vLLM's      ``code``/``type``
+top-level ``{"object": "error"}``)
 bytes end before ``[DONE]``               ``interrupted`` (even after a
-                                          finish_reason: the end was not proved)
+                                          finish_reason: the end was not proved),
+                                          unless the dialect never sends
+                                          ``[DONE]`` (Writer): then ``completed``
 ========================================  =====================================
 
 Blocks: ``reasoning_content``/``reasoning`` → ``reasoning`` (with the
@@ -20,8 +26,17 @@ signature or encrypted reasoning OpenRouter sends in ``reasoning_details`` as a
 ``signature`` delta); ``content`` →
 ``text``; ``refusal`` → ``refusal``; each ``tool_calls[].index`` → its own
 ``tool_call`` block, kept open until the finish_reason so parallel calls whose
-fragments interleave land in the right block. Text-like blocks follow one
+fragments interleave land in the right block (a call without ``index``, as
+Mistral sends them, is told by its ``id``). Text-like blocks follow one
 another: a new kind closes the previous one. Only choice 0 is modelled.
+
+v1.1: ``content`` as an array of ``text`` / ``thinking`` chunks (Mistral) →
+text and reasoning blocks; ``executed_tools`` (Groq's server-run tools) →
+``opaque`` blocks; chunk-level ``citations`` / ``search_results``
+(Perplexity) → ``citation`` deltas on the text block; ``x_groq.usage`` is the
+usage when the chunk has none. Every field not in :data:`CHUNK_FIELDS` (or the
+stream's dialect row, :mod:`.dialects`) is an ``unread_field`` warning; a
+client tool call turns a ``stop``/``other`` finish into ``tool_calls``.
 """
 
 from __future__ import annotations
@@ -31,7 +46,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
 from .base import (
     NOT_PARSED,
@@ -41,9 +56,11 @@ from .base import (
     json_problem,
     last_value,
 )
+from .dialects import Dialect, by_field, by_host, by_model, merged
+from .fields import IGNORED, READ, Shape, unread_paths, unread_warning
 from .template import Learner, Path
 
-__all__ = ["FINISH_REASONS", "OpenAIChatAdapter"]
+__all__ = ["CHUNK_FIELDS", "FINISH_REASONS", "OpenAIChatAdapter"]
 
 FINISH_REASONS: Final[dict[str, str]] = {
     "stop": "stop",
@@ -68,11 +85,49 @@ TEXT_FIELDS: Final[dict[str, tuple[str, str]]] = {
 # SSE event names a Chat stream uses: data frames, and Groq's `event: error`.
 CHAT_EVENTS: Final = frozenset({"message", "error"})
 
-# Delta fields that carry nothing for the contract; not worth a warning.
-QUIET_FIELDS: Final = frozenset(
-    {"role", "channel", "reasoning_details", "function_call", "tool_calls", "annotations",
-     "audio", "name", "obfuscation"}
-)  # fmt: skip
+# The fields of a chunk the adapter reads, and those it reads only to ignore
+# (v1.1 unread-field accounting; a dialect row adds its server's own).
+_FUNCTION: Final[Shape] = {"name": READ, "arguments": READ}
+DELTA_FIELDS: Final[Shape] = {
+    "role": IGNORED,
+    "content": READ,
+    "reasoning_content": READ,
+    "reasoning": READ,
+    "refusal": READ,
+    "tool_calls": {"index": READ, "id": READ, "type": READ, "function": _FUNCTION},
+    "function_call": _FUNCTION,
+    # OpenRouter's: the text repeats `reasoning`; signatures and encrypted data are read.
+    "reasoning_details": READ,
+    "annotations": READ,
+    "executed_tools": READ,
+    # gpt-oss (harmony) channel name; the reasoning itself is in `reasoning`.
+    "channel": IGNORED,
+}
+CHUNK_FIELDS: Final[Shape] = {
+    "id": READ,
+    "object": READ,
+    "created": IGNORED,
+    "model": READ,
+    "system_fingerprint": IGNORED,
+    "service_tier": IGNORED,
+    "obfuscation": IGNORED,
+    "usage": READ,
+    "error": READ,
+    "citations": READ,
+    "search_results": READ,
+    "choices": {"index": READ, "delta": DELTA_FIELDS, "finish_reason": READ, "logprobs": IGNORED},
+}
+
+# A plain chunk has no field beyond these (any other is read, or warned about, by feed).
+PLAIN_KEYS: Final = frozenset(k for k, v in CHUNK_FIELDS.items() if v == IGNORED) | {
+    "id", "object", "model", "usage", "choices"}  # fmt: skip
+PLAIN_CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason", "logprobs"})
+
+# Mistral's content chunks: chunk type -> (block kind, provider_type).
+CONTENT_CHUNKS: Final[dict[str, tuple[str, str]]] = {
+    "text": ("text", "content"),
+    "thinking": ("reasoning", "thinking"),
+}
 
 # Where a plain chunk's text is: what a template cuts out (see template.py).
 TEXT_PATH: Final[Path] = ("choices", 0, "delta", "content")
@@ -87,7 +142,7 @@ class OpenAIChatAdapter(Adapter):
         self.started = False
         self.next_index = 0
         self.text_block: tuple[str, int] | None = None  # (field, block index)
-        self.tool_blocks: dict[int, int] = {}  # provider tool index -> block index
+        self.tool_blocks: dict[Any, int] = {}  # provider tool index (or id) -> block index
         self.open_tools: list[int] = []
         self.finish_reason: str | None = None
         self.had_refusal = False
@@ -96,6 +151,15 @@ class OpenAIChatAdapter(Adapter):
         self.response_id: str | None = None
         self.warned: set[str] = set()
         self.templates = Learner(TEXT_PATH)
+        # v1.1 (slow path only): dialect, unread fields, server-run tools, citations.
+        self.dialects: list[Dialect] = []
+        self.shape: Shape = CHUNK_FIELDS
+        self.unread: set[str] = set()
+        self.opaque_blocks: dict[Any, int] = {}  # executed tool index -> block index
+        self.open_opaque: list[int] = []
+        self.last_tool: Any = None  # key of the last call opened (calls without index)
+        self.cited: set[bytes] = set()
+        self.done = False
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame; see the module's table of final signals."""
@@ -113,12 +177,20 @@ class OpenAIChatAdapter(Adapter):
         out: list[Action] = []
         if not self.started:
             self.started = True
-            self.model = chunk.get("model")
-            out.append(Start(self.model))
+            model = chunk.get("model")
+            self.model = model if isinstance(model, str) else None
+            if self.model:
+                self._use(by_model(self.model))
+            out.append(Start(self.model or None))
         if "error" in chunk and isinstance(chunk["error"], dict):  # `in`: no error, no lookup
             out.append(fail_from_error_object(chunk["error"]))
             return out
+        if chunk.get("object") == "error":  # vLLM: the chunk is the error object
+            out.append(fail_from_error_object(chunk))
+            return out
+        self._account(chunk, frame, out)
         self._note(chunk)
+        self._chunk_citations(chunk, out)
         choices = chunk.get("choices")
         if isinstance(choices, list):
             for choice in choices:
@@ -200,6 +272,8 @@ class OpenAIChatAdapter(Adapter):
                 break
             if type(text) is not str or not text or index != 0:
                 break
+            if not (data.keys() <= PLAIN_KEYS and choice.keys() <= PLAIN_CHOICE_KEYS):
+                break  # another field: the slow path accounts for it (v1.1)
             if open_finish and finish and isinstance(finish, str):
                 break
             if "error" in data and isinstance(data["error"], dict):
@@ -255,8 +329,27 @@ class OpenAIChatAdapter(Adapter):
         if isinstance(response_id, str):
             self.response_id = response_id
         usage = chunk.get("usage")
+        if not isinstance(usage, dict):
+            groq = chunk.get("x_groq")  # Groq's usage, when the chunk has none of its own
+            usage = groq.get("usage") if isinstance(groq, dict) else None
         if isinstance(usage, dict):
-            self.usage = normalize_usage(usage)
+            self.usage = normalize_usage(usage, self._adds_reasoning())
+
+    def origin(self, header: Mapping[str, Any]) -> None:
+        """The dialect from the request's host, else from the requested model."""
+        request = header.get("request")
+        url = request.get("url") if isinstance(request, Mapping) else None
+        dialect = by_host(url) if isinstance(url, str) else None
+        model = header.get("model")
+        if dialect is None and isinstance(model, str) and model:
+            dialect = by_model(model)
+        self._use(dialect)
+
+    def at_eof(self) -> list[Action]:
+        """A dialect that never sends ``[DONE]``: its finish_reason then a clean end."""
+        if any(d.no_done for d in self.dialects) and self.finish_reason is not None:
+            return self._done()
+        return []
 
     def eof_note(self) -> str | None:
         """Say when a finish_reason came but ``[DONE]`` never did."""
@@ -311,9 +404,12 @@ class OpenAIChatAdapter(Adapter):
         annotations = delta.get("annotations")
         if isinstance(annotations, list) and annotations:
             self._annotations(annotations, frame, out)
-        for key, value in delta.items():
-            if value is not None and key not in TEXT_FIELDS and key not in QUIET_FIELDS:
-                self._warn_once(key, f"frame {frame.index}: unknown delta field {key!r}", out)
+        content = delta.get("content")
+        if isinstance(content, list):
+            self._content_chunks(content, frame, out)
+        executed = delta.get("executed_tools")
+        if isinstance(executed, list):
+            self._executed_tools(executed, out)
 
     def _text_block(self, field: str, kind: str, provider_type: str, out: list[Action]) -> int:
         if self.text_block is not None and self.text_block[0] == field:
@@ -328,9 +424,7 @@ class OpenAIChatAdapter(Adapter):
         return index
 
     def _tool_call(self, call: Mapping[str, Any], out: list[Action]) -> None:
-        tool_index = call.get("index", 0)
-        if not isinstance(tool_index, int):
-            tool_index = 0
+        tool_index = self._tool_key(call)
         function = call.get("function")
         function = function if isinstance(function, dict) else {}
         block = self.tool_blocks.get(tool_index)
@@ -340,6 +434,7 @@ class OpenAIChatAdapter(Adapter):
                 self.text_block = None
             block = self._new_index()
             self.tool_blocks[tool_index] = block
+            self.last_tool = tool_index
             self.open_tools.append(block)
             call_id = call.get("id")
             out.append(
@@ -387,23 +482,128 @@ class OpenAIChatAdapter(Adapter):
         if self.text_block is not None:
             out.append(CloseBlock(self.text_block[1]))
             self.text_block = None
+        # Server-run tools are complete when they arrive: never kept open.
+        out.extend(CloseBlock(b) for b in self.open_opaque)
+        self.open_opaque = []
         if not keep_tools:
             out.extend(CloseBlock(b) for b in self.open_tools)
             self.open_tools = []
 
     def _done(self) -> list[Action]:
+        if self.done:
+            return []
+        self.done = True
+        out: list[Action] = []
         if self.finish_reason is None:
-            return [
-                Fail(
-                    "protocol_error",
-                    "[DONE]",
-                    "[DONE] arrived but no choice carried a finish_reason",
+            # v1.1: the server ended deliberately; what is open is closed here
+            # (tool arguments are parsed now, so a broken call still fails).
+            self._close_all(out, keep_tools=False)
+            out.append(
+                Ignore(
+                    "[DONE] arrived but no choice carried a finish_reason; open blocks "
+                    "were closed there",
+                    "no_finish_reason",
                 )
-            ]
-        reason = FINISH_REASONS.get(self.finish_reason, "other")
+            )
+        reason = finish_from_content(
+            FINISH_REASONS.get(self.finish_reason, "other") if self.finish_reason else "other",
+            bool(self.tool_blocks),
+        )
         if reason == "stop" and self.had_refusal:
             reason = "refusal"
-        return [Finish(reason, self.finish_reason, self.usage, self.model, self.response_id)]
+        out.append(Finish(reason, self.finish_reason, self.usage, self.model, self.response_id))
+        return out
+
+    # -- v1.1: dialects, unread fields and the shapes compatible servers add --
+
+    def _use(self, dialect: Dialect | None) -> None:
+        """Read the stream as ``dialect``'s too (a router passes on another server's fields)."""
+        if dialect is not None and dialect not in self.dialects:
+            self.dialects.append(dialect)
+            self.shape = merged(self.shape, dialect.fields)
+            if self.usage is not None:
+                self.usage = normalize_usage(self.usage["raw"], self._adds_reasoning())
+
+    def _adds_reasoning(self) -> bool:
+        return any(d.output_adds_reasoning for d in self.dialects)
+
+    def _account(self, chunk: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        """One ``unread_field`` warning per path this stream has not warned about."""
+        paths = list(unread_paths(self.shape, chunk))
+        while paths:  # a field may name a dialect whose row accounts for it
+            found = by_field(paths, self.dialects)
+            if found is None:
+                break
+            self._use(found)
+            paths = list(unread_paths(self.shape, chunk))
+        for path in paths:
+            if path not in self.unread:
+                self.unread.add(path)
+                out.append(unread_warning(path, "chunk", frame.index))
+
+    def _tool_key(self, call: Mapping[str, Any]) -> Any:
+        """Which call a fragment extends: its ``index``; else its ``id``; else the last one."""
+        index = call.get("index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            return index
+        call_id = call.get("id")
+        if isinstance(call_id, str) and call_id:
+            return ("id", call_id)
+        return self.last_tool if self.last_tool is not None else 0
+
+    def _content_chunks(self, chunks: list[Any], frame: Frame, out: list[Action]) -> None:
+        # Mistral: [{type: text, text}, {type: thinking, thinking: [{type: text, text}]}].
+        for item in chunks:
+            kind = item.get("type") if isinstance(item, dict) else None
+            rule = CONTENT_CHUNKS.get(kind) if isinstance(kind, str) else None
+            if rule is None or not isinstance(item, dict):
+                path = f"choices[].delta.content[].{kind if isinstance(kind, str) else '?'}"
+                if path not in self.unread:
+                    self.unread.add(path)
+                    out.append(unread_warning(path, "chunk", frame.index))
+                continue
+            block_kind, provider_type = rule
+            texts = _chunk_texts(item.get(kind))
+            if not texts:
+                continue
+            field = "content" if block_kind == "text" else "thinking"
+            index = self._text_block(field, block_kind, provider_type, out)
+            out.extend(Delta(index, "text", text) for text in texts)
+
+    def _executed_tools(self, tools: list[Any], out: list[Action]) -> None:
+        # Groq runs these itself (search, code execution): opaque, never the client's.
+        for position, tool in enumerate(tools):
+            if not isinstance(tool, dict):
+                continue
+            key = tool.get("index", position)
+            block = self.opaque_blocks.get(key)
+            if block is None:
+                if self.text_block is not None:
+                    out.append(CloseBlock(self.text_block[1]))
+                    self.text_block = None
+                block = self._new_index()
+                self.opaque_blocks[key] = block
+                self.open_opaque.append(block)
+                out.append(OpenBlock(block, "opaque", "executed_tools"))
+            if block in self.open_opaque:
+                out.append(Delta(block, "json_text", orjson.dumps(tool).decode()))
+
+    def _chunk_citations(self, chunk: dict[str, Any], out: list[Action]) -> None:
+        # Perplexity repeats the whole list on every chunk: each item is cited once.
+        for key in ("citations", "search_results"):
+            items = chunk.get(key)
+            if not isinstance(items, list):
+                continue
+            for item in items:
+                seen = orjson.dumps([key, item])
+                if seen in self.cited:
+                    continue
+                self.cited.add(seen)
+                if self.text_block is None or self.text_block[0] != "content":
+                    self._text_block("content", "text", "content", out)
+                assert self.text_block is not None
+                citation = {"type": key, "value": item}
+                out.append(Delta(self.text_block[1], "citation", "", citation=citation))
 
     def _new_index(self) -> int:
         index = self.next_index
@@ -416,8 +616,30 @@ class OpenAIChatAdapter(Adapter):
             out.append(Ignore(message, "unknown_field"))
 
 
-def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
-    """Chat usage → the contract's usage (raw object kept under ``raw``)."""
+def finish_from_content(reason: str, client_calls: bool) -> str:
+    """v1.1: a normal end with a client tool call whose reason is stop/other is ``tool_calls``."""
+    return "tool_calls" if client_calls and reason in ("stop", "other") else reason
+
+
+def _chunk_texts(value: Any) -> list[str]:
+    """The texts of a content chunk's value: a string, or a list of ``{type: text}`` chunks."""
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [
+            item["text"]
+            for item in value
+            if isinstance(item, dict) and isinstance(item.get("text"), str) and item["text"]
+        ]
+    return []
+
+
+def normalize_usage(usage: Mapping[str, Any], adds_reasoning: bool = False) -> dict[str, Any]:
+    """Chat usage → the contract's usage (raw object kept under ``raw``).
+
+    ``adds_reasoning``: the server's ``completion_tokens`` leave the reasoning
+    tokens out (xAI), so ``output_tokens`` (all generated tokens) adds them.
+    """
     out: dict[str, Any] = {
         "input_tokens": int_or_none(usage.get("prompt_tokens")),
         "output_tokens": int_or_none(usage.get("completion_tokens")),
@@ -425,6 +647,8 @@ def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     details = usage.get("completion_tokens_details")
     if isinstance(details, dict) and int_or_none(details.get("reasoning_tokens")) is not None:
         out["reasoning_tokens"] = details["reasoning_tokens"]
+        if adds_reasoning and out["output_tokens"] is not None:
+            out["output_tokens"] += details["reasoning_tokens"]
     prompt_details = usage.get("prompt_tokens_details")
     if isinstance(prompt_details, dict):
         cached = int_or_none(prompt_details.get("cached_tokens"))
