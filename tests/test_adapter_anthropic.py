@@ -788,8 +788,8 @@ def test_message_stop_without_a_stop_reason_is_a_protocol_error() -> None:
     )
 
 
-def test_a_second_message_start_is_a_protocol_error() -> None:
-    trace = run(*HELLO, message_start())
+def test_a_second_different_message_start_is_a_protocol_error() -> None:
+    trace = run(*HELLO, message_start({"input_tokens": 99, "output_tokens": 1}))
     assert events(trace)[-1] == error(
         "failed",
         "protocol_error",

@@ -167,6 +167,8 @@ class StreamMachine:
         self.blocks: dict[int, BlockBuffer] = {}
         self.open_blocks: dict[int, BlockBuffer] = {}
         self.frame = -1
+        #: Tool calls whose input is free text (v1.1 ``input_format: "text"``): never parsed.
+        self.text_inputs: set[int] = set()
         #: Makes each block's buffer (``BlockBuffer``'s arguments); a bounded trace's
         #: keeps no content (see :func:`inspector.core.bounded.bound_machine`).
         self.new_block: Callable[..., BlockBuffer] = BlockBuffer
@@ -275,6 +277,8 @@ class StreamMachine:
             event["call_id"] = block.call_id
             if action.input_format is not None:
                 event["input_format"] = action.input_format
+                if action.input_format == "text":
+                    self.text_inputs.add(block.index)
         elif block.kind == "reasoning":
             event["visibility"] = "internal"
         event["provider_type"] = block.provider_type
@@ -317,7 +321,7 @@ class StreamMachine:
         if block is None:
             self._reject(2, self._not_open(action.index, "a block stop"))
             return
-        if block.kind == "tool_call":
+        if block.kind == "tool_call" and block.index not in self.text_inputs:
             _, problem = parse_arguments(block.text)
             if problem is not None:
                 self._fail(

@@ -49,6 +49,7 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
 from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
+from .fields import IGNORED, READ, FieldAccount, FieldTable
 
 __all__ = [
     "BLOCK_TYPES",
@@ -119,6 +120,45 @@ DELTA_TYPES: Final[dict[str, tuple[str, str, frozenset[str]]]] = {
     "thinking_delta": ("text", "thinking", frozenset({"thinking"})),
     "signature_delta": ("signature", "signature", frozenset({"thinking", "redacted_thinking"})),
 }
+
+# v1.1 unread-field accounting: per event type (content_block_start per block
+# mode), the fields read and those read only to ignore. An opaque block's start
+# and deltas are carried whole, so all of them are read.
+_TYPE_INDEX: Final = {"type": READ, "index": READ}
+EVENT_FIELDS: Final[FieldTable] = {
+    "message_start": {
+        "type": READ,
+        "message": {
+            "id": READ, "type": IGNORED, "role": IGNORED, "model": READ, "usage": READ,
+            "content": IGNORED,  # always [] in a stream: the blocks follow as events
+            "stop_reason": IGNORED, "stop_sequence": IGNORED,  # null until message_delta
+        },
+    },
+    "content_block_start:text": {
+        **_TYPE_INDEX, "content_block": {"type": READ, "text": READ, "citations": READ}},
+    "content_block_start:tool_use": {
+        **_TYPE_INDEX, "content_block": {"type": READ, "id": READ, "name": READ, "input": READ}},
+    "content_block_start:thinking": {
+        **_TYPE_INDEX, "content_block": {"type": READ, "thinking": READ, "signature": READ}},
+    "content_block_start:redacted_thinking": {
+        **_TYPE_INDEX, "content_block": {"type": READ, "data": READ}},
+    "content_block_start:opaque": {**_TYPE_INDEX, "content_block": READ},
+    "content_block_delta": {
+        **_TYPE_INDEX,
+        "delta": {"type": READ, **{field: READ for _, field, _ in DELTA_TYPES.values()}},
+    },
+    "content_block_delta:opaque": {**_TYPE_INDEX, "delta": READ},
+    "content_block_stop": _TYPE_INDEX,
+    "message_delta": {
+        "type": READ,
+        "delta": {"stop_reason": READ, "stop_sequence": IGNORED},
+        "usage": READ,
+    },
+    # Bedrock's invoke API adds its own metrics to the last event.
+    "message_stop": {"type": READ, "amazon-bedrock-invocationMetrics": IGNORED},
+    "ping": {"type": READ},
+    "error": {"type": READ, "error": READ, "request_id": IGNORED},
+}  # fmt: skip
 
 # Keys of a usage object that hold token counts, as Anthropic names them.
 _FRESH = "input_tokens"
@@ -192,6 +232,8 @@ class AnthropicAdapter(Adapter):
         self.model: str | None = None
         self.response_id: str | None = None
         self._lane: tuple[int, str] | None = None  # (block, delta kind) of the last delta
+        self.fields = FieldAccount(EVENT_FIELDS)
+        self.first_start: str | None = None  # message_start as sent (v1.1 repeats)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame: one table lookup on the event's ``type``."""
@@ -213,9 +255,30 @@ class AnthropicAdapter(Adapter):
         handler = _EVENTS.get(kind)
         if handler is None:
             out.append(Ignore(f"frame {frame.index}: unknown event type {kind!r} skipped"))
-        else:
+        elif kind == "message_start":  # (its warnings follow the stream.start it makes)
+            handler(self, data, frame, out)
+            self.fields.check(kind, data, frame.index, out)
+        else:  # (warnings first: a final event's would come after the end)
+            self.fields.check(self._field_type(kind, data), data, frame.index, out)
             handler(self, data, frame, out)
         return out
+
+    def _field_type(self, kind: str, data: dict[str, Any]) -> str:
+        """The unread-field table's key for an event: block events by their block's mode."""
+        if kind == "content_block_start":
+            block = data.get("content_block")
+            block_type = block.get("type") if isinstance(block, dict) else None
+            mode = BLOCK_TYPES.get(block_type, "opaque") if isinstance(block_type, str) else ""
+            return f"{kind}:{mode}"
+        if kind == "content_block_delta":
+            delta = data.get("delta")
+            delta_type = delta.get("type") if isinstance(delta, dict) else None
+            index = data.get("index")
+            opaque = type(index) is int and self.modes.get(index) == "opaque"
+            # (an unknown delta type was reported whole as unknown_delta)
+            if opaque or not isinstance(delta_type, str) or delta_type not in DELTA_TYPES:
+                return "content_block_delta:opaque"
+        return kind
 
     def lane(self) -> tuple[int, str] | None:
         """The block and delta kind of the last delta: what a plain frame extends."""
@@ -257,6 +320,8 @@ class AnthropicAdapter(Adapter):
             # (an index that is a bool is not one, as _index says)
             if type(index) is not int or index != lane_index or type(delta) is not dict:
                 break
+            if len(data) != 3 or len(delta) != 2:
+                break  # another field: the slow path accounts for it (v1.1)
             delta_type = delta.get("type")
             field = fields.get(delta_type) if type(delta_type) is str else None
             value = delta.get(field) if field is not None else None
@@ -278,6 +343,15 @@ class AnthropicAdapter(Adapter):
     # -- one method per event type (see _EVENTS) -------------------------------
 
     def _message_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        if self.message_started and frame.data == self.first_start:
+            # v1.1: the same start frame again, byte for byte (a retrying relay).
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: message_start repeated byte for byte; ignored",
+                    "repeated_start",
+                )
+            )
+            return
         if self.message_started:
             out.append(
                 Fail(
@@ -288,6 +362,7 @@ class AnthropicAdapter(Adapter):
             )
             return
         self.message_started = True
+        self.first_start = frame.data
         message = data.get("message")
         if not isinstance(message, dict):
             message = {}
@@ -419,9 +494,12 @@ class AnthropicAdapter(Adapter):
             )
             return
         usage = normalize_usage(self.usage) if self.usage is not None else None
+        reason = STOP_REASONS.get(self.stop_reason, "other")
+        if reason in ("stop", "other") and "tool_use" in self.modes.values():
+            reason = "tool_calls"  # v1.1: finish reason from content
         out.append(
             Finish(
-                STOP_REASONS.get(self.stop_reason, "other"),
+                reason,
                 self.stop_reason,
                 usage,
                 self.model,

@@ -59,6 +59,7 @@ from .base import (
     json_problem,
     last_value,
 )
+from .fields import IGNORED, READ, FieldAccount, FieldTable, Shape
 from .template import Learner, Path
 
 __all__ = [
@@ -137,19 +138,52 @@ _PART_META: Final = frozenset(
     {"thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"}
 )
 
-# Known fields that carry nothing for the contract (or are handled apart).
-_QUIET_TOP: Final = frozenset(
-    {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback",
-     "createTime", "modelStatus", "error"}
-)  # fmt: skip
-_QUIET_CANDIDATE: Final = frozenset(
-    {"content", "finishReason", "index", "safetyRatings", "citationMetadata",
-     "groundingMetadata", "avgLogprobs", "logprobsResult", "tokenCount", "finishMessage",
-     "urlContextMetadata", "urlRetrievalMetadata", "groundingAttributions"}
-)  # fmt: skip
+# v1.1 unread-field accounting: the fields of a response the adapter reads, and
+# those it reads only to ignore. Parts are read whole (a part type the adapter
+# does not know is an ``unknown_part`` warning of its own).
+CANDIDATE_FIELDS: Final[Shape] = {
+    "content": {"parts": READ, "role": IGNORED},
+    "finishReason": READ,
+    "finishMessage": READ,
+    "index": READ,
+    "citationMetadata": READ,
+    "groundingMetadata": READ,
+    # Scores and token details with no slot in the contract.
+    "safetyRatings": IGNORED,
+    "avgLogprobs": IGNORED,
+    "logprobsResult": IGNORED,
+    "tokenCount": IGNORED,
+}
+RESPONSE_FIELDS: Final[FieldTable] = {
+    "response": {
+        "candidates": CANDIDATE_FIELDS,
+        "usageMetadata": READ,
+        "modelVersion": READ,
+        "responseId": READ,
+        "createTime": IGNORED,
+        "error": READ,
+        "promptFeedback": {"blockReason": READ, "safetyRatings": IGNORED},
+    },
+}
+
+# Enum values sent as integers (``$alt=json;enum-encoding=int``) -> their names:
+# google.ai.generativelanguage.v1beta Candidate.FinishReason / BlockReason.
+# (Vertex numbers the values after OTHER differently; only 0-5 are shared.)
+FINISH_REASON_NUMBERS: Final[dict[int, str]] = {
+    0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION",
+    5: "OTHER", 6: "LANGUAGE", 7: "BLOCKLIST", 8: "PROHIBITED_CONTENT", 9: "SPII",
+    10: "MALFORMED_FUNCTION_CALL", 11: "IMAGE_SAFETY", 12: "UNEXPECTED_TOOL_CALL",
+    13: "TOO_MANY_TOOL_CALLS",
+}  # fmt: skip
+_SHARED_NUMBERS: Final = 5  # the highest value Vertex numbers the same way
+BLOCK_REASON_NUMBERS: Final[dict[int, str]] = {
+    0: "BLOCK_REASON_UNSPECIFIED", 1: "SAFETY", 2: "OTHER", 3: "BLOCKLIST",
+    4: "PROHIBITED_CONTENT", 5: "IMAGE_SAFETY",
+}  # fmt: skip
 # The fields of nearly every response and candidate: nothing to check beyond them.
 _USUAL_TOP: Final = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
 _PLAIN_CANDIDATE: Final = frozenset({"content", "index"})
+_PLAIN_CONTENT: Final = frozenset({"parts", "role"})
 
 _VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
 
@@ -180,6 +214,20 @@ class GeminiAdapter(Adapter):
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
+        self.fields = FieldAccount(RESPONSE_FIELDS)
+        self.vertex = False  # Vertex numbers its enums apart from the Gemini API
+
+    def origin(self, header: Mapping[str, Any]) -> None:
+        """Whether the request went to Vertex AI (its integer enums differ)."""
+        request = header.get("request")
+        url = request.get("url") if isinstance(request, Mapping) else None
+        self.vertex = isinstance(url, str) and "aiplatform.googleapis.com" in url
+
+    def _enum(self, value: Any, names: Mapping[int, str]) -> Any:
+        """An enum's name, also when it came as an integer (v1.1)."""
+        if type(value) is int and (not self.vertex or value <= _SHARED_NUMBERS):
+            return names.get(value, str(value))
+        return value
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame (one response object, or a JSON array of them)."""
@@ -269,7 +317,10 @@ class GeminiAdapter(Adapter):
                 candidate = candidates[0]
                 if not usual_candidate(candidate):
                     break
-                parts = candidate["content"]["parts"]
+                content = candidate["content"]
+                if not _PLAIN_CONTENT.issuperset(content):
+                    break  # another field: the slow path accounts for it (v1.1)
+                parts = content["parts"]
                 if len(parts) != 1 or candidate.get("index", 0) != 0:
                     break
                 part = parts[0]
@@ -361,10 +412,13 @@ class GeminiAdapter(Adapter):
         usage = response.get("usageMetadata")
         if isinstance(usage, dict):
             self.usage = usage  # running counts until the final frame; normalized once, there
+        self.fields.check("response", response, frame.index, out)
         if not usual:
             feedback = response.get("promptFeedback")
-            if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
-                reason = feedback["blockReason"]
+            block = feedback.get("blockReason") if isinstance(feedback, dict) else None
+            block = self._enum(block, BLOCK_REASON_NUMBERS)
+            if isinstance(block, str) and block:
+                reason = block
                 out.append(Fail("content_filter", reason, f"the prompt was blocked ({reason})"))
                 return
         candidates = response.get("candidates")
@@ -381,8 +435,6 @@ class GeminiAdapter(Adapter):
                     )
                 elif self.finish_reason is None:
                     self._candidate(candidate, frame, out)
-        if not usual:
-            self._warn_unknown(response, _QUIET_TOP, "response field", frame, out)
 
     def _candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         content = candidate.get("content")
@@ -407,20 +459,10 @@ class GeminiAdapter(Adapter):
         grounding = candidate.get("groundingMetadata")
         if isinstance(grounding, dict) and grounding:
             self._citation(grounding, out)
-        self._warn_unknown(candidate, _QUIET_CANDIDATE, "candidate field", frame, out)
-        finish = candidate.get("finishReason")
+        finish = self._enum(candidate.get("finishReason"), FINISH_REASON_NUMBERS)
         if isinstance(finish, str) and finish:
             self.finish_reason = finish
             self._finish(finish, candidate, out)
-
-    def _warn_unknown(
-        self, obj: dict[str, Any], known: frozenset[str], what: str, frame: Frame, out: list[Action]
-    ) -> None:
-        if known.issuperset(obj):
-            return
-        for key in obj:
-            if key not in known:
-                self._warn_once(key, f"frame {frame.index}: unknown {what} {key!r}", out)
 
     # -- parts -----------------------------------------------------------------
 

@@ -80,6 +80,7 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
 from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
+from .fields import IGNORED, READ, FieldAccount, Shape
 
 __all__ = [
     "FINAL_SIGNALS",
@@ -120,15 +121,18 @@ ITEM_TYPES: Final[dict[str, str]] = {
     "mcp_call": "opaque",
     "mcp_list_tools": "opaque",
     "mcp_approval_request": "opaque",
-    "tool_search_call": "opaque",
+    # Server-run by default; the client's when the item says ``execution: client``.
+    "tool_search_call": "by_execution",
     "tool_search_output": "opaque",
-    # Client-side built-ins: their payload is an action object, not JSON
-    # function arguments, so they are not contract tool calls (see the docs).
+    # An action object for a client the contract has no tool_call shape for yet.
     "computer_call": "opaque",
-    "local_shell_call": "opaque",
-    "shell_call": "opaque",
-    "apply_patch_call": "opaque",
-    "custom_tool_call": "opaque",
+    # v1.1: client calls whose input is not JSON arguments. A custom tool's
+    # input is free text (input_format "text"); the shell and patch tools'
+    # input is the item itself (input_format "item", one json_text delta).
+    "custom_tool_call": "tool_text",
+    "local_shell_call": "tool_item",
+    "shell_call": "tool_item",
+    "apply_patch_call": "tool_item",
     "compaction": "opaque",
 }
 
@@ -170,8 +174,6 @@ QUIET_EVENTS: Final = frozenset(
         "response.mcp_list_tools.in_progress",
         "response.mcp_list_tools.completed",
         "response.mcp_list_tools.failed",
-        "response.custom_tool_call_input.delta",
-        "response.custom_tool_call_input.done",
         "response.shell_call_command.added",
         "response.shell_call_command.delta",
         "response.shell_call_command.done",
@@ -198,6 +200,7 @@ class _Rule(NamedTuple):
     provider_type: str
     delta_kind: str
     full_field: str  # on a ``.done`` event: the field repeating the whole text
+    input_format: str | None = None  # of a tool_call block it opens (v1.1)
 
 
 _TEXT = _Rule(CONTENT, "content_index", "text", "output_text", "text", "text")
@@ -205,6 +208,7 @@ _REFUSAL = _Rule(CONTENT, "content_index", "refusal", "refusal", "text", "refusa
 _REASONING_TEXT = _Rule(CONTENT, "content_index", "reasoning", "reasoning_text", "text", "text")
 _SUMMARY = _Rule(SUMMARY, "summary_index", "reasoning", "summary_text", "text", "text")
 _ARGUMENTS = _Rule(ITEM, "", "tool_call", "function_call", "json_text", "arguments")
+_CUSTOM_INPUT = _Rule(ITEM, "", "tool_call", "custom_tool_call", "text", "input", "text")
 
 FRAGMENT_EVENTS: Final[dict[str, _Rule]] = {
     "response.output_text.delta": _TEXT,
@@ -212,6 +216,7 @@ FRAGMENT_EVENTS: Final[dict[str, _Rule]] = {
     "response.reasoning_text.delta": _REASONING_TEXT,
     "response.reasoning_summary_text.delta": _SUMMARY,
     "response.function_call_arguments.delta": _ARGUMENTS,
+    "response.custom_tool_call_input.delta": _CUSTOM_INPUT,
 }
 
 WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
@@ -220,7 +225,38 @@ WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
     "response.reasoning_text.done": _REASONING_TEXT,
     "response.reasoning_summary_text.done": _SUMMARY,
     "response.function_call_arguments.done": _ARGUMENTS,
+    "response.custom_tool_call_input.done": _CUSTOM_INPUT,
 }
+
+# v1.1 unread-field accounting. Every event type shares one table of fields
+# (each reads the ones it has); the progress events of QUIET_EVENTS carry
+# nothing the done item does not, so they are not accounted. Items and parts
+# are read whole: an opaque block carries them as JSON, and the known kinds
+# are settled against them.
+RESPONSE_OBJECT: Final[Shape] = {
+    "id": READ, "model": READ, "status": READ, "output": READ, "usage": READ,
+    "error": READ, "incomplete_details": READ, "background": READ,
+    "object": IGNORED, "created_at": IGNORED, "completed_at": IGNORED,
+    # The request, echoed back: nothing about the answer.
+    **dict.fromkeys(
+        ("instructions", "max_output_tokens", "max_tool_calls", "metadata", "model_settings",
+         "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key",
+         "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store",
+         "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation",
+         "user", "conversation", "billing", "output_text", "frequency_penalty",
+         "presence_penalty", "content_filters", "reasoning_effort", "summary"),
+        IGNORED,
+    ),
+}  # fmt: skip
+EVENT_SHAPE: Final[Shape] = {
+    "type": READ, "sequence_number": IGNORED, "item_id": READ, "output_index": READ,
+    "content_index": READ, "summary_index": READ, "annotation_index": IGNORED,
+    "delta": READ, "text": READ, "refusal": READ, "arguments": READ, "input": READ,
+    "part": READ, "item": READ, "annotation": READ, "response": RESPONSE_OBJECT,
+    "code": READ, "message": READ, "param": IGNORED, "error": READ, "name": IGNORED,
+    "obfuscation": IGNORED, "logprobs": IGNORED,
+}  # fmt: skip
+
 
 # The fragment events a block's plain run takes, by the block's delta kind and
 # section: event type -> the field naming its part ("" for an item block, whose
@@ -274,6 +310,7 @@ class OpenAIResponsesAdapter(Adapter):
         self.last_sequence: int | None = None
         # The block of the last fragment, its key and delta kind: what a plain frame extends.
         self._lane: tuple[_Block, Key, str] | None = None
+        self.fields = FieldAccount(dict.fromkeys(_HANDLERS, EVENT_SHAPE))
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame; see the module's table of final signals."""
@@ -312,6 +349,7 @@ class OpenAIResponsesAdapter(Adapter):
             model = response.get("model") if isinstance(response, dict) else None
             out.append(Start(model if isinstance(model, str) else None))
         if handler is not None:
+            self.fields.check(event, data, frame.index, out)
             handler(self, event, data, frame, out)
         return out
 
@@ -372,6 +410,8 @@ class OpenAIResponsesAdapter(Adapter):
             # (not an int: a bool is not one either, as _key says)
             if type(text) is not str or not text or type(output_index) is not int:
                 break
+            if not data.keys() <= _PLAIN_EVENT_KEYS:
+                break  # another field: the slow path accounts for it (v1.1)
             if output_index != output or type(part) is not int or part != sub:
                 break
             if type(sequence) is int:
@@ -414,6 +454,7 @@ class OpenAIResponsesAdapter(Adapter):
 
     def _completed(self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         response = self._note_response(data)
+        self._close_by_final(response.get("output"), frame, out)
         reason = completed_reason(response.get("output"), self.function_calls, self.refusals)
         status = response.get("status")
         out.append(
@@ -425,6 +466,33 @@ class OpenAIResponsesAdapter(Adapter):
                 self.response_id,
             )
         )
+
+    def _close_by_final(self, output: Any, frame: Frame, out: list[Action]) -> None:
+        """v1.1: an opaque item still open that the final output lists as completed is closed.
+
+        Its content is the listed item. Text, reasoning, refusal and tool calls
+        are never closed this way: the machine refuses the Finish (v1 rule).
+        """
+        if not isinstance(output, list):
+            return
+        for output_index, item in enumerate(output):
+            block = self.blocks.get((output_index, ITEM, 0))
+            if block is None or not block.is_open or block.kind != "opaque":
+                continue
+            if not isinstance(item, dict) or item.get("status") != "completed":
+                continue
+            if not block.settled:
+                block.settled = True
+                self._append(block, "json_text", orjson.dumps(item).decode(), out)
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: b_{block.index} ({item.get('type')}) had no "
+                    "output_item.done; the final response lists it as completed, so it was "
+                    "closed there",
+                    "closed_by_final",
+                )
+            )
+            self._close((output_index, ITEM, 0), out)
 
     def _incomplete(
         self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
@@ -475,11 +543,19 @@ class OpenAIResponsesAdapter(Adapter):
         if mode in ("message", "reasoning"):
             return  # their parts open the blocks
         key = (output_index, ITEM, 0)
+        if mode == "by_execution":
+            mode = self._execution(item, frame, out)
         if mode == "tool_call":
             block = self._open(key, "tool_call", "function_call", out, item)
             arguments = item.get("arguments")
             if isinstance(arguments, str) and arguments:
                 self._append(block, "json_text", arguments, out)
+            return
+        if mode in _INPUT_FORMATS:
+            block = self._open(key, "tool_call", str(item_type), out, item, _INPUT_FORMATS[mode])
+            text = item.get("input")
+            if mode == "tool_text" and isinstance(text, str) and text:
+                self._append(block, "text", text, out)
             return
         block = self._open(key, "opaque", str(item_type), out)
         if mode is None:
@@ -517,12 +593,35 @@ class OpenAIResponsesAdapter(Adapter):
         elif mode == "tool_call":
             block = self._open(key, "tool_call", "function_call", out, item)
             self._settle(block, item.get("arguments"), "json_text", event, frame, out)
+        elif mode == "tool_text":
+            block = self._open(key, "tool_call", str(item_type), out, item, "text")
+            self._settle(block, item.get("input"), "text", event, frame, out)
+        elif mode == "tool_item" or (mode == "by_execution" and item.get("execution") == "client"):
+            block = self._open(key, "tool_call", str(item_type), out, item, "item")
+            if block.is_open and not block.settled:
+                block.settled = True
+                self._append(block, "json_text", orjson.dumps(item).decode(), out)
         else:
             block = self._open(key, "opaque", str(item_type), out)
             if block.is_open:
                 out.append(Delta(block.index, "json_text", orjson.dumps(item).decode()))
         for part_key in self.item_keys.get(output_index, ()):
             self._close(part_key, out)
+
+    def _execution(self, item: Mapping[str, Any], frame: Frame, out: list[Action]) -> str:
+        """A type both sides run: the item's ``execution`` flag says whose call it is."""
+        execution = item.get("execution")
+        if execution == "client":
+            return "tool_item"
+        if execution != "server":
+            out.append(
+                Ignore(
+                    f"frame {frame.index}: {item.get('type')} says not who runs it "
+                    "(no execution flag); kept as an opaque block",
+                    "execution_unknown",
+                )
+            )
+        return "opaque"
 
     def _item_of(
         self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
@@ -665,6 +764,7 @@ class OpenAIResponsesAdapter(Adapter):
         provider_type: str,
         out: list[Action],
         item: Mapping[str, Any] | None = None,
+        input_format: str | None = None,
     ) -> _Block:
         """The block at ``key``, opened now if it is new."""
         block = self.blocks.get(key)
@@ -683,13 +783,13 @@ class OpenAIResponsesAdapter(Adapter):
                 call_id = _str_or_none(item.get("call_id"))
         elif kind == "refusal":
             self.refusals += 1
-        out.append(OpenBlock(block.index, kind, provider_type, name, call_id))
+        out.append(OpenBlock(block.index, kind, provider_type, name, call_id, input_format))
         return block
 
     def _open_implicitly(
         self, key: Key, rule: _Rule, event: str, frame: Frame, out: list[Action]
     ) -> _Block:
-        block = self._open(key, rule.kind, rule.provider_type, out)
+        block = self._open(key, rule.kind, rule.provider_type, out, None, rule.input_format)
         out.append(
             Ignore(
                 f"frame {frame.index}: {event} for a part never announced; opened b_{block.index}",
@@ -805,6 +905,16 @@ def normalize_usage(usage: Any) -> dict[str, Any] | None:
             out["cached_input_tokens"] = cached
     out["raw"] = dict(usage)
     return out
+
+
+# The fields of a plain fragment event (any other is accounted by feed).
+_PLAIN_EVENT_KEYS: Final = frozenset(
+    {"type", "item_id", "output_index", "content_index", "summary_index", "delta",
+     "sequence_number", "logprobs", "obfuscation"}
+)  # fmt: skip
+
+# Item modes of client calls whose input is not JSON -> their input_format.
+_INPUT_FORMATS: Final[dict[str, str]] = {"tool_text": "text", "tool_item": "item"}
 
 
 def _str_or_none(value: Any) -> str | None:
