@@ -9,7 +9,7 @@ from typing import Final
 
 from .capture import Recording, read_recording
 from .collector import collector_paused
-from .core.adapters import PROVIDERS, detect_provider
+from .core.adapters import PROVIDERS, detect_error_body, detect_provider, detection_evidence
 from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import Frame, FrameDecoder
 from .core.trace import Trace, TransportEnd
@@ -56,7 +56,11 @@ def guess_provider(rec: Recording) -> str | None:
     named = rec.provider
     if named in PROVIDERS:
         return named
-    return detect_provider(_first_frames(rec)[0], rec.header)
+    frames = _first_frames(rec)[0]
+    found = detect_provider(frames, rec.header)
+    if found is None and not frames and rec.chunks:  # v1.1: a bare JSON error body
+        found = detect_error_body(b"".join(data for _, data in rec.chunks[:64])[:SNIFF_WINDOW])
+    return found
 
 
 def why_unknown(rec: Recording) -> str:
@@ -72,9 +76,7 @@ def why_unknown(rec: Recording) -> str:
         return f"the first frame is larger than {SNIFF_WINDOW >> 20} MiB"
     if not frames:
         return "no complete SSE frame (a frame ends with a blank line)"
-    if len(frames) == 1:
-        return "its first frame matches no known provider's events"
-    return f"its first {len(frames)} frames match no known provider's events"
+    return detection_evidence(frames)
 
 
 def provider_unknown(rec: Recording) -> ProviderUnknown:

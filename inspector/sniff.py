@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import orjson
+
 __all__ = ["SNIFF_BYTES", "describe_input"]
 
 #: How much of an input :func:`describe_input` looks at.
@@ -77,7 +79,43 @@ _TEXT_SHAPES: Final = (
     (re.compile(rb"^<(!doctype html|html|\?xml)", re.I), "an HTML or XML page, not a stream"),
 )
 
+_JSON_ARRAY: Final = re.compile(rb"^\[\s*\{")
 _FIELD_LINE: Final = re.compile(rb"^(data|event|id|retry)[:\r\n]", re.M)
+
+
+# NDJSON streams recognized by the keys of their first line: (keys, what it is).
+_NDJSON_KINDS: Final = (
+    (frozenset({"model", "created_at", "done"}), "Ollama's native API (/api/chat, /api/generate)"),
+    (frozenset({"event_type"}), "Cohere v1 chat"),
+)
+
+
+def _ndjson(text: bytes) -> str | None:
+    """NDJSON (one JSON object a line, at least two lines), named when recognized."""
+    lines = [line for line in text.split(b"\n")[:8] if line.strip()]
+    if len(lines) < 2 or not lines[0].lstrip().startswith(b"{"):
+        return None
+    try:
+        # (the last line may be cut at SNIFF_BYTES: only the complete ones count)
+        first = [orjson.loads(line) for line in lines[: max(2, len(lines) - 1)]]
+    except orjson.JSONDecodeError:
+        return None
+    if not all(isinstance(doc, dict) for doc in first):
+        return None
+    keys = set(first[0])
+    named = next((what for need, what in _NDJSON_KINDS if need <= keys), None)
+    shown = ", ".join(sorted(str(k)[:30] for k in keys)[:8])
+    what = f"{named}, " if named else ""
+    return f"it is NDJSON (one JSON document a line: {what}first keys [{shown}]), not SSE"
+
+
+def _is_aws_event_stream(head: bytes) -> bool:
+    """An AWS event-stream prelude: total length, headers length, then a header block."""
+    if len(head) < 16:
+        return False
+    total = int.from_bytes(head[0:4], "big")
+    headers = int.from_bytes(head[4:8], "big")
+    return 16 <= total <= 16 << 20 and 0 < headers < total and b":event-type" in head[12:64]
 
 
 def describe_input(head: bytes) -> str | None:
@@ -91,9 +129,21 @@ def describe_input(head: bytes) -> str | None:
     for magic, what in _MAGIC:
         if head.startswith(magic):
             return f"it is {what}"
+    if _is_aws_event_stream(head):
+        return (
+            "it is an AWS event stream (binary frames with :event-type headers, e.g. Bedrock "
+            "ConverseStream), not SSE"
+        )
     if b"\x00" in head[:SNIFF_BYTES]:
         return "it is binary data (it holds NUL bytes), not a capture or SSE text"
     text = head[:SNIFF_BYTES].removeprefix(b"\xef\xbb\xbf").lstrip()
+    ndjson = _ndjson(text)
+    if ndjson is not None:
+        return ndjson
+    if _JSON_ARRAY.match(text) and _FIELD_LINE.search(text) is None:
+        return (
+            "it is a JSON array (a stream sent as one array, e.g. Gemini without alt=sse), not SSE"
+        )
     for pattern, what in _TEXT_SHAPES:
         if pattern.search(text):
             return f"it is {what}"

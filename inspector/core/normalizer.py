@@ -329,8 +329,8 @@ class Normalizer:
                 f"{tail.pending_bytes} bytes at the end ({what} from byte {tail.start}) had no "
                 "blank line after them, so they were never dispatched"
             )
-        if end.reason == "eof" and not tail.unterminated:
-            self._clean_eof()
+        if end.reason == "eof":
+            self._clean_eof(tail.unterminated)
             if self.machine.terminal:
                 return self.trace
         adapter_note = self.adapter.eof_note()
@@ -339,10 +339,11 @@ class Normalizer:
         self.machine.interrupt(end, "; ".join(notes) or None)
         return self.trace
 
-    def _clean_eof(self) -> None:
-        """v1.1 at a clean end: a dialect's own final signal, or a bare JSON error body."""
-        for action in self.adapter.at_eof():
-            self.machine.apply(action)
+    def _clean_eof(self, unterminated: bool) -> None:
+        """v1.1 at the end of the bytes: a dialect's own final signal, or a bare JSON error body."""
+        if not unterminated:
+            for action in self.adapter.at_eof():
+                self.machine.apply(action)
         if not self.machine.terminal and not self.trace.frames:
             chunks = self.trace.chunks
             fail = bare_error(chunks.span(0, chunks.bytes_received))

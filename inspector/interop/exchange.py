@@ -126,6 +126,15 @@ def provider_of(ex: Exchange) -> str | None:
     return None
 
 
+def provider_of_frames(body: bytes) -> str | None:
+    """The provider the body's first frames name (None: they name none, or it is not SSE)."""
+    from ..core.adapters import detect_provider
+    from ..core.sse import FrameDecoder
+
+    decoder = FrameDecoder(max_line=1 << 20, max_frame=1 << 20)
+    return detect_provider(decoder.feed(body[: 1 << 20]))
+
+
 def _is_gemini_json_stream(ex: Exchange) -> bool:
     # streamGenerateContent without ?alt=sse streams one JSON array.
     parts = urlsplit(ex.url)
@@ -298,6 +307,10 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         body = json_array_to_sse(body)
         converted = "a JSON-array stream (no alt=sse), one data: event per element"
     request_body = structured_body(ex.request_body)
+    guessed = provider
+    if not error_status:
+        # v1.1: the frames decide; a URL or request-body guess they contradict is dropped.
+        provider = provider_of_frames(body)
     imported: dict[str, Any] = {
         "from": ex.fmt,
         "file": source,
@@ -310,6 +323,8 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         imported["decoded"] = list(ex.decoded)
     if converted:
         imported["converted"] = converted
+    if guessed is not None and guessed != provider:
+        imported["request_guess"] = guessed  # what the URL / body suggested, overruled
     header: dict[str, Any] = {
         "type": "header",
         "format": CAPTURE_FORMAT,

@@ -11,7 +11,16 @@ import orjson
 from ..sse import Frame
 from .base import Adapter
 
-__all__ = ["ADAPTERS", "PROVIDERS", "Adapter", "UnknownProvider", "adapter_for", "detect_provider"]
+__all__ = [
+    "ADAPTERS",
+    "PROVIDERS",
+    "Adapter",
+    "UnknownProvider",
+    "adapter_for",
+    "detect_error_body",
+    "detect_provider",
+    "detection_evidence",
+]
 
 # provider name -> "module:Class", imported on first use.
 ADAPTERS: Final[dict[str, str]] = {
@@ -40,10 +49,44 @@ def adapter_for(provider: str) -> Adapter:
     return adapter
 
 
+# Streams recognized by their frames that may have no adapter registered yet:
+# (provider name, what it is). Detection names the provider when its adapter is
+# in ADAPTERS, else says "cannot tell" naming what the frames look like — never
+# hands them to another provider's adapter.
+OTHER_PROTOCOLS: Final[dict[str, str]] = {
+    "openai-completions": "OpenAI legacy Completions (choices[].text, no delta)",
+    "cohere": "Cohere v2 chat (message-start / content-delta events)",
+    "ai-sdk-ui": "the Vercel AI SDK UI message stream (text-delta / finish parts)",
+    "replicate": "Replicate predictions (event: output with plain-text data)",
+    "watsonx": "IBM watsonx.ai generation (results[].generated_text)",
+    "gemini-interactions": "Gemini Interactions (event_type frames)",
+}
+
+# Cohere v2 and AI SDK UI frame types (their `type` field).
+_COHERE_TYPES: Final = frozenset(
+    {"message-start", "content-start", "content-delta", "content-end", "message-end",
+     "tool-plan-delta", "tool-call-start", "tool-call-delta", "tool-call-end",
+     "citation-start", "citation-end"}
+)  # fmt: skip
+_AI_SDK_TYPES: Final = frozenset(
+    {"start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start",
+     "reasoning-delta", "reasoning-end", "tool-input-start", "tool-input-delta",
+     "tool-input-available", "tool-output-available", "finish-step", "finish", "abort"}
+)  # fmt: skip
+
+
+def _other(name: str) -> str:
+    """``name`` when its adapter is registered; else a "cannot tell" marker for it."""
+    return name if name in ADAPTERS else f"?{name}"
+
+
 def _sniff_one(frame: Frame) -> str | None:
+    """The provider one frame names; ``"?name"``: a protocol without an adapter here."""
     if frame.is_comment or frame.data == "[DONE]":
         return None
     event = frame.event
+    if event == "output" and not frame.data.lstrip().startswith(("{", "[")):
+        return _other("replicate")
     if event.startswith("response."):
         return "openai-responses"
     if event in ("message_start", "content_block_start", "content_block_delta", "message_delta"):
@@ -63,8 +106,20 @@ def _sniff_one(frame: Frame) -> str | None:
         if kind in ("message_start", "content_block_start", "content_block_delta", "ping",
                     "message_delta", "message_stop"):  # fmt: skip
             return "anthropic"
+        if kind in _COHERE_TYPES:
+            return _other("cohere")
+        if kind in _AI_SDK_TYPES:
+            return _other("ai-sdk-ui")
+    if "event_type" in data and "choices" not in data:
+        return _other("gemini-interactions")
+    if _is_completions(data):
+        return _other("openai-completions")
     if data.get("object") == "chat.completion.chunk" or "choices" in data:
         return "openai-chat"
+    results = data.get("results")
+    if isinstance(results, list) and results and isinstance(results[0], Mapping):
+        if "generated_text" in results[0]:
+            return _other("watsonx")
     if any(k in data for k in ("candidates", "usageMetadata", "modelVersion", "promptFeedback")):
         return "gemini"
     # A Google error object carries a string RPC status; OpenAI's and Anthropic's never do.
@@ -72,6 +127,20 @@ def _sniff_one(frame: Frame) -> str | None:
     if isinstance(error, Mapping) and isinstance(error.get("status"), str):
         return "gemini"
     return None
+
+
+def _is_completions(data: Mapping[str, Any]) -> bool:
+    """Legacy Completions: ``object: text_completion``, or a choice with ``text`` and no delta.
+
+    (Together's Chat chunks carry ``choices[].text`` too, beside their ``delta``.)
+    """
+    if data.get("object") == "text_completion":
+        return True
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        return False
+    first = choices[0]
+    return "text" in first and "delta" not in first and "message" not in first
 
 
 def detect_provider(
@@ -91,5 +160,73 @@ def detect_provider(
             break
         found = _sniff_one(frame)
         if found is not None:
-            return found
+            # A protocol with no adapter here is "cannot tell", never another's adapter.
+            return None if found.startswith("?") else found
     return None
+
+
+def detection_evidence(frames: Iterable[Frame], limit: int = 50, shown: int = 3) -> str:
+    """Why the frames name no provider: the protocol they look like, else their first events.
+
+    Safe to print as is: names and keys are cut short and escaped by the
+    caller's terminal layer; no values are shown.
+    """
+    described: list[str] = []
+    for n, frame in enumerate(frames):
+        if n >= limit:
+            break
+        found = _sniff_one(frame)
+        if found is not None and found.startswith("?"):
+            what = OTHER_PROTOCOLS.get(found[1:], found[1:])
+            return f"its frames are {what}, which has no adapter here"
+        if frame.is_comment or len(described) >= shown:
+            continue
+        described.append(_frame_evidence(frame))
+    if not described:
+        return "it has no data frames"
+    return "its first events match no known provider's: " + "; ".join(described)
+
+
+def _frame_evidence(frame: Frame) -> str:
+    """``event 'x' keys [a, b]`` for one frame (at most 8 keys, each cut short)."""
+    name = frame.event[:40]
+    try:
+        data = orjson.loads(frame.data)
+    except orjson.JSONDecodeError:
+        return f"event {name!r} (data is not JSON)"
+    if isinstance(data, list):
+        first = data[0] if data and isinstance(data[0], Mapping) else None
+        keys = [str(k)[:30] for k in first][:8] if first is not None else []
+        return f"event {name!r} a JSON array, first item keys [{', '.join(keys)}]"
+    if not isinstance(data, Mapping):
+        return f"event {name!r} data {type(data).__name__}"
+    keys = [str(k)[:30] for k in data][:8]
+    kind = data.get("type")
+    typed = f" type {kind[:40]!r}" if isinstance(kind, str) else ""
+    return f"event {name!r}{typed} keys [{', '.join(keys)}]"
+
+
+def detect_error_body(body: bytes) -> str | None:
+    """The provider of a body that is only a JSON error document (v1.1), by its shape.
+
+    Google's error has a string ``status``; Anthropic's document is
+    ``{"type": "error", "error": …}``; any other ``{"error": {…}}`` reads the
+    same with either OpenAI adapter, so Chat's is used. None for anything else.
+    """
+    stripped = body.strip()
+    if not stripped.startswith((b"{", b"[")) or len(stripped) > 1 << 20:
+        return None
+    try:
+        parsed = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(parsed, list) and len(parsed) == 1:
+        parsed = parsed[0]
+    error = parsed.get("error") if isinstance(parsed, Mapping) else None
+    if not isinstance(error, Mapping):
+        return None
+    if isinstance(error.get("status"), str):
+        return "gemini"
+    if parsed.get("type") == "error":
+        return "anthropic"
+    return "openai-chat"
