@@ -117,9 +117,9 @@ def _sniff_one(frame: Frame) -> str | None:
     if data.get("object") == "chat.completion.chunk" or "choices" in data:
         return "openai-chat"
     results = data.get("results")
-    if isinstance(results, list) and results and isinstance(results[0], Mapping):
-        if "generated_text" in results[0]:
-            return _other("watsonx")
+    first = results[0] if isinstance(results, list) and results else None
+    if isinstance(first, Mapping) and "generated_text" in first:
+        return _other("watsonx")
     if any(k in data for k in ("candidates", "usageMetadata", "modelVersion", "promptFeedback")):
         return "gemini"
     # A Google error object carries a string RPC status; OpenAI's and Anthropic's never do.
