@@ -131,7 +131,8 @@ ITEM_TYPES: Final[dict[str, str]] = {
     # input is the item itself (input_format "item", one json_text delta).
     "custom_tool_call": "tool_text",
     "local_shell_call": "tool_item",
-    "shell_call": "tool_item",
+    # Client-run with a local environment, server-run in a hosted container.
+    "shell_call": "by_execution",
     "apply_patch_call": "tool_item",
     "compaction": "opaque",
 }
@@ -596,7 +597,7 @@ class OpenAIResponsesAdapter(Adapter):
         elif mode == "tool_text":
             block = self._open(key, "tool_call", str(item_type), out, item, "text")
             self._settle(block, item.get("input"), "text", event, frame, out)
-        elif mode == "tool_item" or (mode == "by_execution" and item.get("execution") == "client"):
+        elif mode == "tool_item" or (mode == "by_execution" and _runs_where(item) == "client"):
             block = self._open(key, "tool_call", str(item_type), out, item, "item")
             if block.is_open and not block.settled:
                 block.settled = True
@@ -609,8 +610,8 @@ class OpenAIResponsesAdapter(Adapter):
             self._close(part_key, out)
 
     def _execution(self, item: Mapping[str, Any], frame: Frame, out: list[Action]) -> str:
-        """A type both sides run: the item's ``execution`` flag says whose call it is."""
-        execution = item.get("execution")
+        """A type both sides run: the item's own flag says whose call it is."""
+        execution = _runs_where(item)
         if execution == "client":
             return "tool_item"
         if execution != "server":
@@ -912,6 +913,22 @@ _PLAIN_EVENT_KEYS: Final = frozenset(
     {"type", "item_id", "output_index", "content_index", "summary_index", "delta",
      "sequence_number", "logprobs", "obfuscation"}
 )  # fmt: skip
+
+def _runs_where(item: Mapping[str, Any]) -> str | None:
+    """``client``/``server`` for an item type both run; None when the item does not say.
+
+    ``tool_search_call`` says it in ``execution``; a ``shell_call`` in its
+    ``environment``: ``local`` (or none) is the client's, a container OpenAI's.
+    """
+    execution = item.get("execution")
+    if execution in ("client", "server"):
+        return str(execution)
+    if item.get("type") == "shell_call":
+        environment = item.get("environment")
+        kind = environment.get("type") if isinstance(environment, dict) else "local"
+        return "client" if kind == "local" else "server"
+    return None
+
 
 # Item modes of client calls whose input is not JSON -> their input_format.
 _INPUT_FORMATS: Final[dict[str, str]] = {"tool_text": "text", "tool_item": "item"}
