@@ -225,9 +225,11 @@ class GeminiAdapter(Adapter):
 
     def _enum(self, value: Any, names: Mapping[int, str]) -> Any:
         """An enum's name, also when it came as an integer (v1.1)."""
-        if type(value) is int and (not self.vertex or value <= _SHARED_NUMBERS):
-            return names.get(value, str(value))
-        return value
+        if type(value) is not int:
+            return value
+        if self.vertex and value > _SHARED_NUMBERS:
+            return str(value)  # a value we cannot name: still a final signal (``other``)
+        return names.get(value, str(value))
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame (one response object, or a JSON array of them)."""
