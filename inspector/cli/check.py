@@ -74,9 +74,11 @@ def register(sub: Any) -> None:
 
 def summary(trace: Trace, violations: int) -> str:
     """The one-line report for a trace."""
+    events = trace.events  # (type_of: no delta dict is built to be counted)
+    warnings = sum(1 for i in range(len(events)) if events.type_of(i) == "stream.warning")
     return (
         f"{trace.outcome} frames={len(trace.frames)} events={len(trace.events)} "
-        f"blocks={len(trace.block_events)} ignored={len(trace.ignored)} "
+        f"blocks={len(trace.block_events)} warnings={warnings} ignored={len(trace.ignored)} "
         f"violations={violations} rejected={len(trace.violations)}"
     )
 

@@ -238,7 +238,7 @@ def test_names_the_terminal_encoding_cannot_show_are_printed_as_escapes(tmp_path
     assert b"Traceback" not in result.stderr
     assert result.stdout.splitlines() == [
         b"\\xe9t\\xe9\\u2014\\u65e5\\u672c.sse: completed (stop) frames=3 events=5 blocks=1 "
-        b"ignored=0 violations=0 rejected=0",
+        b"warnings=0 ignored=0 violations=0 rejected=0",
         b"missing-\\xe9.sse: unreadable",
     ]
     assert result.stderr == b"inspector: missing-\\xe9.sse: no such file\n"
