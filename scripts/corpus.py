@@ -45,14 +45,14 @@ class Stream:
 
 
 def files_under(paths: list[str]) -> Iterator[Path]:
-    """Every recording under ``paths`` (folders searched, sorted; ``.events.jsonl`` goldens skipped)."""
+    """Every recording under ``paths`` (folders searched, sorted; goldens skipped)."""
     for name in paths:
         root = Path(name)
         candidates = sorted(root.rglob("*")) if root.is_dir() else [root]
         for path in candidates:
-            if path.is_file() and path.suffix.lower() in SUFFIXES:
-                if not path.name.endswith(".events.jsonl") and path.name != "PROVENANCE.md":
-                    yield path
+            golden = path.name.endswith(".events.jsonl")
+            if path.is_file() and path.suffix.lower() in SUFFIXES and not golden:
+                yield path
 
 
 def check_one(path: Path, label: str) -> Stream:
@@ -120,10 +120,11 @@ def table(streams: list[Stream], listing: bool) -> str:
     """The report, as aligned plain text."""
     lines: list[str] = []
     read = [s for s in streams if s.outcome]
+    untold = sum(1 for s in streams if s.cannot_tell)
+    crashed = sum(1 for s in streams if s.crash)
     lines.append(
-        f"streams: {len(streams)}  normalized: {len(read)}  cannot tell: "
-        f"{sum(1 for s in streams if s.cannot_tell)}  crashes: {sum(1 for s in streams if s.crash)}  "
-        f"invariant violations: {sum(s.violations for s in streams)}"
+        f"streams: {len(streams)}  normalized: {len(read)}  cannot tell: {untold}  "
+        f"crashes: {crashed}  invariant violations: {sum(s.violations for s in streams)}"
     )
     sections = [
         ("terminal states", Counter(s.outcome for s in read)),

@@ -136,7 +136,11 @@ def test_real_and_bundled_streams_warn_only_where_they_carry_an_unmapped_field()
     assert found == KNOWN_UNREAD
 
 
-def test_the_provider_docs_list_every_known_unread_field() -> None:
-    for provider, path in KNOWN_UNREAD:
+#: Paths carried only by captures written to show the warning (not real streams).
+WRITTEN_TO_WARN = {("gemini", "candidates[].sparkleScore"), ("openai-chat", "choices[].delta.x_trace")}
+
+
+def test_the_provider_docs_list_every_unread_field_of_a_real_stream() -> None:
+    for provider, path in set(KNOWN_UNREAD) - WRITTEN_TO_WARN:
         doc = (ROOT / "docs" / "providers" / f"{provider}.md").read_text()
         assert f"`{path}`" in doc, (provider, path)
