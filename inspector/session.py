@@ -68,7 +68,8 @@ def why_unknown(rec: Recording) -> str:
     head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
     if rec.kind == "capture" and not head:
         return "the capture has no chunks"
-    described = None if rec.kind == "capture" else describe_input(head)
+    # (a capture's chunks are its body: an imported NDJSON body is named as such too)
+    described = describe_input(head)
     if described is not None:
         return described
     frames, fed = _first_frames(rec)

@@ -66,9 +66,12 @@ DIALECTS: Final[tuple[Dialect, ...]] = (
     Dialect(
         "mistral",
         "https://docs.mistral.ai/capabilities/reasoning/ (content as an array of text and "
-        "thinking chunks); captures/openai-chat/dialect-mistral-thinking-array.jsonl",
+        "thinking chunks); captures/openai-chat/dialect-mistral-thinking-array.jsonl; "
+        "tests/fixtures/real-longtail/mistral-magistral-stream.sse (real, simonw/llm-mistral)",
         hosts=("api.mistral.ai",),
         model_prefixes=MISTRAL_MODELS,
+        # `p`: padding of random length on each chunk (like OpenAI's obfuscation).
+        fields={"p": IGNORED},
         notes="content may be a list of {type: text|thinking} chunks; tool calls may lack index",
     ),
     Dialect(
