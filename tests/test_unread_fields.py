@@ -137,7 +137,10 @@ def test_real_and_bundled_streams_warn_only_where_they_carry_an_unmapped_field()
 
 
 #: Paths carried only by captures written to show the warning (not real streams).
-WRITTEN_TO_WARN = {("gemini", "candidates[].sparkleScore"), ("openai-chat", "choices[].delta.x_trace")}
+WRITTEN_TO_WARN = {
+    ("gemini", "candidates[].sparkleScore"),
+    ("openai-chat", "choices[].delta.x_trace"),
+}
 
 
 def test_the_provider_docs_list_every_unread_field_of_a_real_stream() -> None:
