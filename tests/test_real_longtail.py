@@ -33,6 +33,8 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
     "vercel-mistral-text.sse": ("openai-chat", "completed (stop)", set()),
     "vercel-groq-tool-call.sse": ("openai-chat", "completed (tool_calls)", set()),
     "vercel-xai-text-reasoning.sse": ("openai-chat", "completed (stop)", set()),
+    "vercel-azure-model-router.sse": ("openai-chat", "completed (stop)", set()),
+    "vercel-deepseek-v4-system-fingerprint.sse": ("openai-chat", "completed (stop)", set()),
 }
 # file -> what "cannot tell" says the body is
 CANNOT_TELL: dict[str, str] = {
@@ -95,3 +97,9 @@ def test_the_set_is_not_in_the_older_fixtures() -> None:
              and DIR not in p.parents}  # fmt: skip
     for path in DIR.iterdir():
         assert path.read_bytes() not in older, path.name
+
+
+def test_azure_prompt_filter_chunk_leaves_the_model_out_of_stream_start() -> None:
+    trace = load_trace(DIR / "vercel-azure-model-router.sse")
+    assert "model" not in trace.events[0]
+    assert trace.events[-1]["model"] == "gpt-5-nano-2025-08-07"
