@@ -39,7 +39,8 @@ class Stream:
     provider: str = ""
     outcome: str = ""
     warnings: list[str] = field(default_factory=list)
-    violations: int = 0
+    violations: int = 0  # broken invariants in our output (a bug of ours)
+    rejected: int = 0  # provider violations the machine refused
     cannot_tell: str = ""
     crash: str = ""
 
@@ -74,7 +75,8 @@ def check_one(path: Path, label: str) -> Stream:
         return stream
     stream.provider = trace.provider
     stream.outcome = trace.outcome
-    stream.violations = len(check_invariants(trace.events)) + len(trace.violations)
+    stream.violations = len(check_invariants(trace.events))
+    stream.rejected = len(trace.violations)
     for event in trace.events:
         if event["type"] == "stream.warning":
             path_ = event.get("path")
@@ -124,7 +126,8 @@ def table(streams: list[Stream], listing: bool) -> str:
     crashed = sum(1 for s in streams if s.crash)
     lines.append(
         f"streams: {len(streams)}  normalized: {len(read)}  cannot tell: {untold}  "
-        f"crashes: {crashed}  invariant violations: {sum(s.violations for s in streams)}"
+        f"crashes: {crashed}  invariant violations: {sum(s.violations for s in streams)}  "
+        f"provider violations refused: {sum(s.rejected for s in streams)}"
     )
     sections = [
         ("terminal states", Counter(s.outcome for s in read)),
