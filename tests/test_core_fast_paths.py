@@ -17,7 +17,8 @@ import pytest
 
 from benchmarks.streams import GENERATORS, decoder_stream, frames_in, stream_of_size
 from inspector.core import normalizer as normalizer_module
-from inspector.core.adapters.base import NO_RUN, Adapter
+from inspector.core.adapters.base import NO_RUN, Adapter, Lane
+from inspector.core.adapters.plain import Plain, Shape
 from inspector.core.adapters.openai_chat import OpenAIChatAdapter
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import Normalizer, normalize
@@ -121,13 +122,10 @@ def test_runs_of_plain_deltas_give_the_trace_that_frame_by_frame_feeding_gives(
 class _LyingAdapter(OpenAIChatAdapter):
     """Claims a text block the machine never opened: its runs must be refused."""
 
-    def lane(self) -> tuple[int, str] | None:
-        return (7, "text") if self.started else None
+    plain_frames = Plain(shapes={"any": Shape(text=("text",), keys={(): frozenset({"text"})})})
 
-    plain_run = Adapter.plain_run  # the default, which asks plain() below
-
-    def plain(self, event: str, data: dict[str, Any]) -> str | None:
-        return data.get("text")
+    def lane(self) -> Lane | None:
+        return (7, "text", "any", ()) if self.started else None
 
 
 def test_a_run_the_machine_refuses_is_applied_delta_by_delta_for_the_same_refusal() -> None:

@@ -71,7 +71,7 @@ of ``response.created`` does not hide the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
@@ -79,13 +79,16 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .plain import Last, Param, Plain, Shape
+from .template import Path
 
 __all__ = [
     "FINAL_SIGNALS",
     "INCOMPLETE_REASONS",
     "ITEM_TYPES",
     "PART_KINDS",
+    "PLAIN",
     "QUIET_EVENTS",
     "OpenAIResponsesAdapter",
     "completed_reason",
@@ -222,17 +225,39 @@ WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
     "response.function_call_arguments.done": _ARGUMENTS,
 }
 
-# The fragment events a block's plain run takes, by the block's delta kind and
-# section: event type -> the field naming its part ("" for an item block, whose
-# part is always 0).
-LANE_FIELDS: Final[dict[tuple[str, int], dict[str, str]]] = {
-    (lane, section): {
-        event: rule.sub_field if section != ITEM else ""
-        for event, rule in FRAGMENT_EVENTS.items()
-        if rule.delta_kind == lane and rule.section == section
-    }
-    for lane, section in {(rule.delta_kind, rule.section) for rule in FRAGMENT_EVENTS.values()}
-}
+# The fields a plain fragment event may have besides the one naming its part.
+_FRAGMENT_KEYS: Final = frozenset(
+    {"type", "item_id", "output_index", "delta", "sequence_number", "logprobs", "obfuscation"}
+)
+
+
+def _plain_fragment(lane: str, section: int) -> Shape:
+    """A fragment event of ``lane`` (a delta kind) for the lane's block, in ``section``."""
+    rules = [r for r in FRAGMENT_EVENTS.values() if (r.delta_kind, r.section) == (lane, section)]
+    types = frozenset(e for e, r in FRAGMENT_EVENTS.items() if r in rules)
+    equal: dict[Path, Any] = {("type",): types, ("output_index",): Param("output")}
+    keys = _FRAGMENT_KEYS
+    if section != ITEM:  # the part's index, 0 when absent (as _key reads it)
+        (sub,) = {rule.sub_field for rule in rules}
+        equal[(sub,)] = Param("part")
+        keys = keys | {sub}
+    return Shape(
+        text=("delta",),
+        keys={(): keys},
+        equal=equal,
+        defaults={(sub,): 0} if section != ITEM else {},
+    )
+
+
+PLAIN: Final = Plain(
+    shapes={
+        (rule.delta_kind, rule.section): _plain_fragment(rule.delta_kind, rule.section)
+        for rule in FRAGMENT_EVENTS.values()
+    },
+    fields={"last_sequence": Last("sequence_number", int)},
+)
+"""What a plain event is (see :mod:`.plain`): a fragment for the lane's block, by the
+lane's delta kind and section (its params: the output index, and the part's)."""
 
 PART_EVENTS: Final[dict[str, _Rule]] = {
     "response.content_part.added": _TEXT,
@@ -258,6 +283,7 @@ class OpenAIResponsesAdapter(Adapter):
     """Responses API events (``response.*``, ``error``) to actions."""
 
     provider = "openai-responses"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -315,73 +341,22 @@ class OpenAIResponsesAdapter(Adapter):
             handler(self, event, data, frame, out)
         return out
 
-    def lane(self) -> tuple[int, str] | None:
-        """The block and delta kind of the last fragment: what a plain frame extends."""
-        lane = self._lane
-        return (lane[0].index, lane[2]) if lane is not None else None
-
-    def plain_run(
-        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
-    ) -> tuple[list[str], Any]:
-        """Fragment events for the lane's block, by output index (see Adapter).
-
-        The checks are ``feed``'s and ``_fragment``'s for such an event, written
-        out in the loop; the lane and its block stay put for the whole run. It
-        changes nothing but the block's parts and ``last_sequence`` (the last
-        integer ``sequence_number``), recorded once when the run stops.
-        """
-        texts: list[str] = []
+    def lane(self) -> Lane | None:
+        """The block and delta kind of the last fragment: what a plain event extends."""
         lane = self._lane
         if lane is None:
-            return texts, NOT_PARSED
-        block, key, lane_kind = lane
+            return None
+        block, key, kind = lane
         if self.blocks.get(key) is not block:
-            return texts, NOT_PARSED
+            return None
         output, section, sub = key
-        fields = LANE_FIELDS.get((lane_kind, section), {})
-        append = texts.append
-        loads = orjson.loads
-        last_sequence: Any = None
-        stopped: Any = NOT_PARSED
-        for i in range(start, len(payloads)):
-            try:
-                data = loads(payloads[i])
-            except orjson.JSONDecodeError:
-                break
-            stopped = data
-            # No type checks on the way down: of what orjson returns only a dict takes
-            # a str key, and fields (str keys only) gives None for any other hashable
-            # type and raises for the rest; an exception here means not plain.
-            try:
-                field = fields.get(data["type"])
-                if field is None:
-                    break
-                text = data["delta"]
-                output_index = data["output_index"]
-                # (subscripts, not get(): these keys are in every real event)
-                try:
-                    part = data[field] if field else 0
-                except KeyError:
-                    part = 0
-                try:
-                    sequence = data["sequence_number"]
-                except KeyError:
-                    sequence = None
-            except (KeyError, TypeError):
-                break
-            # (not an int: a bool is not one either, as _key says)
-            if type(text) is not str or not text or type(output_index) is not int:
-                break
-            if output_index != output or type(part) is not int or part != sub:
-                break
-            if type(sequence) is int:
-                last_sequence = sequence
-            append(text)
-            stopped = NOT_PARSED
-        if last_sequence is not None:
-            self.last_sequence = last_sequence
-        block.parts.extend(texts)
-        return texts, stopped
+        params = (output,) if section == ITEM else (output, sub)
+        return block.index, kind, (kind, section), params
+
+    def took_plain(self, texts: list[str]) -> None:
+        """The block's parts (what ``_append`` records)."""
+        assert self._lane is not None
+        self._lane[0].parts.extend(texts)
 
     def eof_note(self) -> str | None:
         """A background response outlives its stream: say how to pick it up again."""
