@@ -216,7 +216,7 @@ def _checks(shape: Shape, w: _Writer, root: str, depth: int, params: list[str]) 
     "not plain": of what ``orjson`` returns only a dict takes a str key and
     only a list or str an int index, so a wrong shape on the way down raises.
     """
-    var = {(): root}
+    var: dict[Path, str] = {(): root}
     for n, step in enumerate(shape.text):
         here, parent = shape.text[: n + 1], var[shape.text[:n]]
         name = "text" if n == len(shape.text) - 1 else f"v{n}"
@@ -246,9 +246,10 @@ def _checks(shape: Shape, w: _Writer, root: str, depth: int, params: list[str]) 
         else:
             w.line(depth, f"if not {w.const(keys)}.issuperset({var[path]}): break")
     for path, value in shape.equal.items():
-        parent = var.get(path[:-1])
-        if parent is None or not isinstance(path[-1], str):
+        found = var.get(path[:-1])
+        if found is None or not isinstance(path[-1], str):
             raise ValueError(f"{path}: equal paths are keys of an object on the text's path")
+        parent = found
         if path in shape.defaults:
             got = f"{parent}.get({path[-1]!r}, {w.const(shape.defaults[path])})"
         else:
@@ -262,10 +263,10 @@ def _checks(shape: Shape, w: _Writer, root: str, depth: int, params: list[str]) 
         else:
             w.line(depth, f"if type(x) is not {w.const(type(value))} or x != {value!r}: break")
     for path in shape.null:
-        parent = var.get(path[:-1])
-        if parent is None:
+        found = var.get(path[:-1])
+        if found is None:
             raise ValueError(f"{path}: null paths are keys of an object on the text's path")
-        w.line(depth, f"if {parent}.get({path[-1]!r}) is not None: break")
+        w.line(depth, f"if {found}.get({path[-1]!r}) is not None: break")
 
 
 def _source(shape: Shape, fields: Mapping[str, Last | Each]) -> tuple[str, dict[str, Any]]:
@@ -354,9 +355,9 @@ def _source(shape: Shape, fields: Mapping[str, Last | Each]) -> tuple[str, dict[
         w.line(3, f"note_again(adapter, payloads, start, len(texts), {w.const(lasts)})")
     else:
         w.line(2, "pass")
-    for name, spec in eaches.items():
+    for name, each in eaches.items():
         w.line(1, f"if e_{name} is not NOT_PARSED:")
-        value = f"{w.const(spec.convert)}(e_{name})" if spec.convert else f"e_{name}"
+        value = f"{w.const(each.convert)}(e_{name})" if each.convert else f"e_{name}"
         w.line(2, f"adapter.{name} = {value}")
     w.line(1, "return texts, stopped")
     return "\n".join(w.lines) + "\n", w.names
