@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, Recording
 from ..core.trace import TransportEnd
+from ..inputs import CAPTURE_FORMAT, CAPTURE_VERSION, Recording
 from .limits import MAX_NODES, BodyError
 
 __all__ = [

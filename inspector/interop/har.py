@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import orjson
 
-from .. import __version__
-from ..capture import Recording
+from ..inputs import Recording
+from ..version import __version__
 from .charset import browser_decodes_as_windows_1252, undo_windows_1252
 from .exchange import Exchange, section
 from .limits import BodyError, b64decode_bounded

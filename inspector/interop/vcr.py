@@ -17,7 +17,7 @@ from urllib.parse import urlunsplit
 import orjson
 import yaml
 
-from ..capture import Recording
+from ..inputs import Recording
 from .exchange import Exchange, json_bytes, section
 from .limits import BodyError, decode_content
 from .yamlsafe import Inert, load_yaml

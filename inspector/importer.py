@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from ..capture import Recording
-from ..export import render_capture
-from ..export.output import write_file
-from ..library import iter_files_below
-from . import Imported, InteropError, read_file
-from .sniff import sniff_format
+from .capture import Recording
+from .export import render_capture
+from .export.output import write_file
+from .interop import Imported, InteropError, read_file
+from .interop.sniff import sniff_format
+from .library import iter_files_below
 
 __all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem"]
 

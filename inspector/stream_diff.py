@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..core.trace import Trace
+from .core.trace import Trace
 
 __all__ = [
     "BlockSummary",
@@ -173,7 +173,7 @@ def load_side(path: str | Path, provider: str | None = None) -> Side:
 
     Raises :class:`DiffInputError` (a ``ValueError``) when it cannot be read.
     """
-    from ..session import load_trace
+    from .session import load_trace
 
     name = str(path)
     try:
