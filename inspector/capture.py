@@ -161,7 +161,7 @@ _FOREIGN_STARTS: Final = frozenset(b"{#%-iv")
 
 
 def _may_be_foreign(head: bytes) -> bool:
-    """False when :func:`~inspector.interop.sniff.sniff_format` would surely say None."""
+    """False when :func:`~inspector.interop.format_sniff.sniff_format` would surely say None."""
     first = head.removeprefix(_UTF8_BOM).lstrip()[:1]
     return bool(first) and first[0] in _FOREIGN_STARTS
 
@@ -176,7 +176,7 @@ def _foreign_recording(body: bytes, path: str) -> Recording | None:
     """
     if not _may_be_foreign(body[:_HEAD_BYTES]):
         return None
-    from .interop.sniff import sniff_format
+    from .interop.format_sniff import sniff_format
 
     if sniff_format(body[:_HEAD_BYTES]) is None:
         return None

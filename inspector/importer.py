@@ -20,7 +20,7 @@ from .capture import Recording
 from .export import render_capture
 from .export.output import write_file
 from .interop import Imported, InteropError, read_file
-from .interop.sniff import sniff_format
+from .interop.format_sniff import sniff_format
 from .library import iter_files_below
 
 __all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem"]

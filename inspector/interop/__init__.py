@@ -6,7 +6,7 @@
   what the format lost (``"timed": false``). ``inspector open``/``events``/
   ``check``/``frames`` read these files directly:
   :func:`inspector.capture.load_recording` hands them here when
-  :func:`.sniff.sniff_format` recognizes the first bytes.
+  :func:`.format_sniff.sniff_format` recognizes the first bytes.
 - **Write** (:func:`.vcr.write_vcr`, :func:`.har.write_har`): an already
   anonymized capture as a cassette vcrpy replays, or a HAR log.
 
@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 from ..inputs import Recording, UnreadableInput, open_regular_file
 from ..terminal import safe_path
+from .format_sniff import sniff_format
 from .limits import MAX_FILE, BodyError
-from .sniff import sniff_format
 
 # .exchange (email.utils, socket...) is imported when a file is converted: capture
 # loading imports this package to sniff every raw file, and must stay quick.
