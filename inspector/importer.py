@@ -134,8 +134,9 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
                 "import it into another folder",
             )
             continue
-        outcome = ImportOutcome(source, result.fmt, skipped=result.skipped,
-                                problems=result.problems)  # fmt: skip
+        outcome = ImportOutcome(
+            source, result.fmt, skipped=result.skipped, problems=result.problems
+        )
         for index, target, rec in targets:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
