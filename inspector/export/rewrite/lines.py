@@ -14,15 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-__all__ = [
-    "BOM",
-    "Segments",
-    "data_span",
-    "data_values",
-    "lines_data_values",
-    "uniform_eol",
-    "uniform_events",
-]
+__all__ = ["BOM", "Segments", "data_values", "lines_data_values", "uniform_eol", "uniform_events"]
 
 BOM: Final = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
