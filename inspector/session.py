@@ -13,7 +13,7 @@ from .core.adapters import PROVIDERS, detect_provider
 from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import Frame, FrameDecoder
 from .core.trace import Trace, TransportEnd
-from .sniff import SNIFF_BYTES, describe_input
+from .input_sniff import SNIFF_BYTES, describe_input
 from .terminal import safe_path
 
 __all__ = [
