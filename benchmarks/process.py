@@ -193,8 +193,13 @@ def inspector_command() -> list[str]:
 def write_capture(path: Path, provider: str, body: bytes) -> None:
     """``body`` as a capture recorded one chunk per event, 1 ms apart."""
     events = [event + b"\n\n" for event in body.replace(b"\r\n", b"\n").split(b"\n\n")[:-1]]
-    header = {"type": "header", "format": CAPTURE_FORMAT, "version": CAPTURE_VERSION,
-              "provider": provider, "endpoint": "benchmark"}  # fmt: skip
+    header = {
+        "type": "header",
+        "format": CAPTURE_FORMAT,
+        "version": CAPTURE_VERSION,
+        "provider": provider,
+        "endpoint": "benchmark",
+    }
     with path.open("wb") as file:
         file.write(orjson.dumps(header) + b"\n")
         for i, event in enumerate(events):
@@ -356,31 +361,45 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
             if ratio is not None:
                 got = base.wall / run.wall
                 out.append(
-                    (f"`{name}` ≥ {ratio:g}× the SDK loop, whole process ({where})",
-                     f"{got:.2f}×", run.ok and got >= ratio)
-                )  # fmt: skip
+                    (
+                        f"`{name}` ≥ {ratio:g}× the SDK loop, whole process ({where})",
+                        f"{got:.2f}×",
+                        run.ok and got >= ratio,
+                    )
+                )
             elif name == "inspector export":
                 speed = report.stream_bytes / run.wall / MB
                 memory = run.max_rss / report.stream_bytes
                 out.append(
-                    (f"`inspector export` ≥ {EXPORT_MB_PER_S:g} MB/s ({where})",
-                     f"{speed:.1f} MB/s", run.ok and speed >= EXPORT_MB_PER_S)
-                )  # fmt: skip
+                    (
+                        f"`inspector export` ≥ {EXPORT_MB_PER_S:g} MB/s ({where})",
+                        f"{speed:.1f} MB/s",
+                        run.ok and speed >= EXPORT_MB_PER_S,
+                    )
+                )
                 out.append(
-                    (f"`inspector export` peak RSS ≤ {EXPORT_MEMORY:g}× the stream ({where})",
-                     f"{memory:.2f}×", run.ok and memory <= EXPORT_MEMORY)
-                )  # fmt: skip
+                    (
+                        f"`inspector export` peak RSS ≤ {EXPORT_MEMORY:g}× the stream ({where})",
+                        f"{memory:.2f}×",
+                        run.ok and memory <= EXPORT_MEMORY,
+                    )
+                )
     if len(report.folder) == 2:
         one, every = report.folder.values()
         cores = len(os.sched_getaffinity(0))
         speedup = one.wall / every.wall
+        same = "identical" if report.folder_identical else "**differs**"
         out.append(
-            (f"`inspector check DIR` on {cores} cores ≥ {FOLDER_EFFICIENCY * cores:g}× "
-             "`--jobs 1`, the same output",
-             f"{speedup:.2f}×, output {'identical' if report.folder_identical else '**differs**'}",
-             one.ok and every.ok and report.folder_identical
-             and speedup >= FOLDER_EFFICIENCY * cores)
-        )  # fmt: skip
+            (
+                f"`inspector check DIR` on {cores} cores ≥ {FOLDER_EFFICIENCY * cores:g}× "
+                "`--jobs 1`, the same output",
+                f"{speedup:.2f}×, output {same}",
+                one.ok
+                and every.ok
+                and report.folder_identical
+                and speedup >= FOLDER_EFFICIENCY * cores,
+            )
+        )
     if len(report.memory) == 2:
         short, long = report.memory
         for name in short.peaks:
@@ -388,20 +407,24 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
             who = name.split()[0]
             label = "headless `record`" if who == "record" else "`proxy --headless`"
             out.append(
-                (f"{label}: peak RSS for a {long.size / MB:.0f} MB stream ≤ {FLAT:g}× "
-                 f"that for {short.size / MB:.0f} MB",
-                 f"{ratio:.2f}× ({long.peaks[name] / 1024:.1f} / "
-                 f"{short.peaks[name] / 1024:.1f} MB)",
-                 ratio <= FLAT)
-            )  # fmt: skip
+                (
+                    f"{label}: peak RSS for a {long.size / MB:.0f} MB stream ≤ {FLAT:g}× "
+                    f"that for {short.size / MB:.0f} MB",
+                    f"{ratio:.2f}× ({long.peaks[name] / 1024:.1f} / "
+                    f"{short.peaks[name] / 1024:.1f} MB)",
+                    ratio <= FLAT,
+                )
+            )
     slowest = [run for name, run in report.startup.items() if name.startswith("inspector")]
     if slowest:
         worst = max(slowest, key=lambda run: run.wall)
         out.append(
-            (f"start-up of every CLI command < {STARTUP_SECONDS * 1000:.0f} ms",
-             f"{worst.wall * 1000:.0f} ms (`{worst.name}`)",
-             all(r.ok for r in slowest) and worst.wall < STARTUP_SECONDS)
-        )  # fmt: skip
+            (
+                f"start-up of every CLI command < {STARTUP_SECONDS * 1000:.0f} ms",
+                f"{worst.wall * 1000:.0f} ms (`{worst.name}`)",
+                all(r.ok for r in slowest) and worst.wall < STARTUP_SECONDS,
+            )
+        )
     return out
 
 
@@ -513,9 +536,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--timeout", type=float, default=600, help="seconds before a run is killed")
     parser.add_argument(
-        "--write", action=argparse.BooleanOptionalAction, default=None,
+        "--write",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="update docs/performance.md (default: yes, except with --quick)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     size = int(args.size * MB) if args.size else (QUICK_SIZE if args.quick else FULL_SIZE)
     rounds = args.rounds or (3 if args.quick else 5)
@@ -525,10 +550,15 @@ def main(argv: list[str] | None = None) -> int:
     compileall.compile_dir(ROOT / "inspector", quiet=1)
     with tempfile.TemporaryDirectory(prefix="inspector-process-") as directory:
         report = measure(
-            Path(directory), size, rounds, only, args.timeout,
-            startup=only is None or "startup" in only, folder=only is None or "folder" in only,
+            Path(directory),
+            size,
+            rounds,
+            only,
+            args.timeout,
+            startup=only is None or "startup" in only,
+            folder=only is None or "folder" in only,
             memory=only is None or "memory" in only,
-        )  # fmt: skip
+        )
     command = "python -m benchmarks.process " + " ".join(argv if argv is not None else sys.argv[1:])
     report.command = command.strip()
     markdown = render(report)

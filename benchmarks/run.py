@@ -307,9 +307,11 @@ def main(argv: list[str] | None = None) -> int:
         "--providers", help="comma-separated providers for the pipeline (default: every adapter)"
     )
     parser.add_argument(
-        "--write", action=argparse.BooleanOptionalAction, default=None,
+        "--write",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="update docs/performance.md (default: yes, except with --quick)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     size = int(args.size * MB) if args.size else (QUICK_SIZE if args.quick else FULL_SIZE)
     repeats = args.repeats or (3 if args.quick else 5)

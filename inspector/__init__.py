@@ -18,6 +18,8 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from .version import __version__
+
 if TYPE_CHECKING:
     from .core.invariants import check_invariants
     from .core.normalizer import normalize
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
     from .session import load_trace
 
 __all__ = ["Trace", "__version__", "check_invariants", "events_of", "load_trace", "normalize"]
-
-__version__ = "0.1.0"
 
 # Public name -> the module that defines it.
 _LAZY: Final = {

@@ -36,16 +36,28 @@ import binascii
 import contextlib
 import io
 import os
-import stat
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
 import orjson
 
 from .core.trace import TRANSPORT_END_REASONS, TransportEnd
+from .inputs import (
+    CAPTURE_FORMAT,
+    CAPTURE_VERSION,
+    MAX_INPUT_BYTES,
+    STDIN,
+    STDIN_NAME,
+    Recording,
+    UnreadableInput,
+    input_name,
+    open_regular_file,
+    os_refusal,
+    read_stdin,
+    sizeof,
+    too_large,
+)
 from .terminal import escape_controls, safe_path
 
 __all__ = [
@@ -65,39 +77,6 @@ __all__ = [
     "read_recording",
 ]
 
-CAPTURE_FORMAT: Final = "llm-stream-capture"
-CAPTURE_VERSION: Final = 1
-
-
-@dataclass
-class Recording:
-    """A stream as stored: header, timed chunks and how the transport ended."""
-
-    path: str
-    kind: str  # "capture" or "raw"
-    header: dict[str, Any] | None = None
-    chunks: list[tuple[float, bytes]] = field(default_factory=list)
-    end: TransportEnd | None = None
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def provider(self) -> str | None:
-        """The provider named in the header, if any."""
-        value = self.header.get("provider") if self.header else None
-        return value if isinstance(value, str) else None
-
-    @property
-    def status(self) -> int | None:
-        """The recorded HTTP response status, if any."""
-        response = self.header.get("response") if self.header else None
-        status = response.get("status") if isinstance(response, dict) else None
-        return status if isinstance(status, int) else None
-
-    @property
-    def body(self) -> bytes:
-        """All recorded bytes, joined."""
-        return b"".join(data for _, data in self.chunks)
-
 
 def chunk_record(time: float, data: bytes) -> dict[str, Any]:
     """The JSON record for one received chunk."""
@@ -112,8 +91,6 @@ def chunk_record(time: float, data: bytes) -> dict[str, Any]:
 _HEAD_BYTES = 4096  # enough to tell a capture's header line from a raw SSE body
 _UTF8_BOM = b"\xef\xbb\xbf"
 
-#: The most bytes read from one file or from stdin.
-MAX_INPUT_BYTES: Final = 1 << 30
 #: The longest header line (it holds the request, which may carry images).
 MAX_HEADER_LINE: Final = 16 << 20
 #: The longest chunk or end line (a chunk is what one network read returned).
@@ -123,21 +100,6 @@ MAX_RECORD_LINE: Final = 64 << 20
 MAX_RECORDS: Final = 2_000_000
 #: How deeply the header's JSON may nest (views and exports walk it).
 MAX_HEADER_DEPTH: Final = 64
-#: The path that means "read standard input".
-STDIN: Final = "-"
-#: What a recording read from stdin is called in messages.
-STDIN_NAME: Final = "stdin"
-
-
-class UnreadableInput(ValueError):
-    """The input cannot be read as a stream at all; the message says why, path first."""
-
-
-def _sizeof(count: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if count >= 1 << shift and not count % (1 << shift):
-            return f"{count >> shift} {unit}"
-    return f"{count:,} bytes"
 
 
 def _is_capture(raw: bytes) -> bool:
@@ -145,11 +107,6 @@ def _is_capture(raw: bytes) -> bool:
     # "type" and a "header" in it (the writer puts them first).
     first = raw[:_HEAD_BYTES].removeprefix(_UTF8_BOM).lstrip().split(b"\n", 1)[0]
     return first.startswith(b"{") and b'"header"' in first and b'"type"' in first
-
-
-def input_name(path: str | Path) -> str:
-    """How an input is named in messages: ``stdin`` for ``-``, else the escaped path."""
-    return STDIN_NAME if os.fspath(path) == STDIN else safe_path(path)
 
 
 def parse_recording(raw: bytes, path: str = "<bytes>") -> Recording:
@@ -183,7 +140,7 @@ def read_recording(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> Recordi
     Damage after the header is reported in :attr:`Recording.problems`.
     """
     if os.fspath(path) == STDIN:
-        data = _read_stdin(limit)
+        data = read_stdin(limit)
         return _read_stream(io.BytesIO(data), STDIN_NAME, STDIN_NAME, limit)
     name = safe_path(path)
     with open_regular_file(path, name, limit) as file:
@@ -198,82 +155,13 @@ def load_recording(path: str | Path) -> Recording:
         return Recording(str(path), "raw", problems=[str(exc)])
 
 
-def _read_stdin(limit: int) -> bytes:
-    stdin = sys.stdin
-    if stdin is None:
-        raise UnreadableInput(f"{STDIN_NAME}: there is no standard input")
-    if stdin.isatty():
-        raise UnreadableInput(
-            f"{STDIN_NAME}: is a terminal; pipe a stream in, e.g. curl -N ... | inspector events -"
-        )
-    data = stdin.buffer.read(limit + 1)
-    if len(data) > limit:
-        raise UnreadableInput(
-            f"{STDIN_NAME}: more than {_sizeof(limit)}, the most this inspector reads"
-        )
-    return data
-
-
-# File types that are refused by name: opening a FIFO blocks until a writer
-# comes, and a device like /dev/zero never ends.
-_FILE_TYPES: Final = (
-    (stat.S_ISDIR, "is a directory"),
-    (stat.S_ISFIFO, "not a regular file (a FIFO)"),
-    (stat.S_ISSOCK, "not a regular file (a socket)"),
-    (stat.S_ISCHR, "not a regular file (a character device)"),
-    (stat.S_ISBLK, "not a regular file (a block device)"),
-)
-
-
-def _refuse_unless_regular(mode: int, size: int, name: str, limit: int) -> None:
-    if not stat.S_ISREG(mode):
-        what = next((why for test, why in _FILE_TYPES if test(mode)), "not a regular file")
-        raise UnreadableInput(f"{name}: {what}")
-    if size > limit:
-        raise UnreadableInput(
-            f"{name}: {_sizeof(size)} is more than {_sizeof(limit)}, the most this inspector reads"
-        )
-
-
-def _os_refusal(exc: OSError, name: str) -> UnreadableInput:
-    if isinstance(exc, FileNotFoundError):
-        return UnreadableInput(f"{name}: no such file")
-    if isinstance(exc, PermissionError):
-        return UnreadableInput(f"{name}: permission denied")
-    if isinstance(exc, IsADirectoryError):
-        return UnreadableInput(f"{name}: is a directory")
-    return UnreadableInput(f"{name}: cannot read ({exc.strerror or exc})")
-
-
-def open_regular_file(path: str | Path, name: str, limit: int) -> IO[bytes]:
-    """Open a regular file of at most ``limit`` bytes, or raise :class:`UnreadableInput`.
-
-    ``name`` is how the file is named in the message (already escaped).
-    """
-    # stat first, so a FIFO or device is refused without opening it; open
-    # non-blocking and check again, in case the file was swapped in between.
-    try:
-        info = os.stat(path)
-        _refuse_unless_regular(info.st_mode, info.st_size, name, limit)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise _os_refusal(exc, name) from None
-    try:
-        info = os.fstat(fd)
-        _refuse_unless_regular(info.st_mode, info.st_size, name, limit)
-    except BaseException:
-        os.close(fd)
-        raise
-    return os.fdopen(fd, "rb")
-
-
 #: What a VCR cassette or HAR log starts with past a BOM and white space (``{``: JSON;
 #: a YAML comment, directive or ``---``; ``interactions:`` or ``version:``).
 _FOREIGN_STARTS: Final = frozenset(b"{#%-iv")
 
 
 def _may_be_foreign(head: bytes) -> bool:
-    """False when :func:`~inspector.interop.sniff.sniff_format` would surely say None."""
+    """False when :func:`~inspector.interop.format_sniff.sniff_format` would surely say None."""
     first = head.removeprefix(_UTF8_BOM).lstrip()[:1]
     return bool(first) and first[0] in _FOREIGN_STARTS
 
@@ -288,7 +176,7 @@ def _foreign_recording(body: bytes, path: str) -> Recording | None:
     """
     if not _may_be_foreign(body[:_HEAD_BYTES]):
         return None
-    from .interop.sniff import sniff_format
+    from .interop.format_sniff import sniff_format
 
     if sniff_format(body[:_HEAD_BYTES]) is None:
         return None
@@ -309,9 +197,7 @@ def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording
             file.seek(0)
             body = file.read(max(limit, len(head)) + 1)
             if len(body) > limit:
-                raise UnreadableInput(
-                    f"{name}: more than {_sizeof(limit)}, the most this inspector reads"
-                )
+                raise too_large(name, limit)
             foreign = _foreign_recording(body, path)
             if foreign is not None:
                 return foreign
@@ -321,7 +207,7 @@ def _read_stream(file: IO[bytes], path: str, name: str, limit: int) -> Recording
         file.seek(0)
         return _parse_capture_lines(file, path, name, limit)
     except OSError as exc:
-        raise _os_refusal(exc, name) from None
+        raise os_refusal(exc, name) from None
 
 
 #: How much of a capture is read at a time (its lines are split and parsed a read at a time).
@@ -431,7 +317,7 @@ def _line_problem(rec: Recording, line: bytes, records: int, total: int, limit: 
     """
     problem = _line_too_long(line, MAX_RECORD_LINE, "a record")
     if problem is None and total > limit:
-        problem = f"the capture is longer than {_sizeof(limit)}; reading stopped here"
+        problem = f"the capture is longer than {sizeof(limit)}; reading stopped here"
     if problem is None and records > MAX_RECORDS:
         problem = f"more than {MAX_RECORDS:,} records; reading stopped here"
     if problem is None and line.strip():
@@ -443,7 +329,7 @@ def _line_problem(rec: Recording, line: bytes, records: int, total: int, limit: 
 
 def _line_too_long(line: bytes, limit: int, what: str) -> str | None:
     if len(line) > limit:
-        return f"{what} line longer than {_sizeof(limit)}"
+        return f"{what} line longer than {sizeof(limit)}"
     return None
 
 

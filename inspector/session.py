@@ -13,7 +13,7 @@ from .core.adapters import PROVIDERS, detect_error_body, detect_provider, detect
 from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import Frame, FrameDecoder
 from .core.trace import Trace, TransportEnd
-from .sniff import SNIFF_BYTES, describe_input
+from .input_sniff import SNIFF_BYTES, describe_input
 from .terminal import safe_path
 
 __all__ = [
@@ -94,6 +94,7 @@ def trace_recording(
     *,
     consume: bool = False,
     as_received: bool = True,
+    fast: bool = True,
 ) -> Trace:
     """Normalize a recording into a trace (raises :class:`ProviderUnknown`).
 
@@ -107,24 +108,29 @@ def trace_recording(
     line or event went over the decoder's bound, whose report depends on the
     chunking, the recording is normalized again as received; so the chunks
     are kept until the trace is done (and then emptied, with ``consume``).
+
+    ``fast=False`` normalizes in the reference mode (see
+    :class:`~inspector.core.normalizer.Normalizer`).
     """
     if as_received or len(rec.chunks) < 2:
-        return _trace(rec, provider, _handed_over(rec.chunks) if consume else rec.chunks)
-    trace = _trace(rec, provider, _joined(rec.chunks, JOINED_PIECE))
+        return _trace(rec, provider, _handed_over(rec.chunks) if consume else rec.chunks, fast)
+    trace = _trace(rec, provider, _joined(rec.chunks, JOINED_PIECE), fast)
     if trace.decoder_error is not None:
-        trace = _trace(rec, provider, rec.chunks)
+        trace = _trace(rec, provider, rec.chunks, fast)
     if consume:
         rec.chunks = []
     return trace
 
 
-def _trace(rec: Recording, provider: str | None, chunks: Iterable[tuple[float, bytes]]) -> Trace:
+def _trace(
+    rec: Recording, provider: str | None, chunks: Iterable[tuple[float, bytes]], fast: bool = True
+) -> Trace:
     """:func:`trace_recording`, feeding ``chunks`` (the recording's, in order)."""
     provider = provider or guess_provider(rec)
     if provider is None:
         raise provider_unknown(rec)
     stream_id = stream_id_for(*(data for _, data in rec.chunks))
-    normalizer = Normalizer(provider, stream_id, source=rec.path, header=rec.header)
+    normalizer = Normalizer(provider, stream_id, source=rec.path, header=rec.header, fast=fast)
     trace = normalizer.trace
     trace.problems.extend(rec.problems)
     status = rec.status
@@ -153,7 +159,9 @@ def _without_path(problem: str, path: str) -> str:
     return f"line {line}: {what}" if sep and line.isdigit() else rest
 
 
-def load_trace(path: str | Path, provider: str | None = None, *, as_received: bool = True) -> Trace:
+def load_trace(
+    path: str | Path, provider: str | None = None, *, as_received: bool = True, fast: bool = True
+) -> Trace:
     """Read a capture or raw SSE file (``-``: stdin) and normalize it.
 
     With ``as_received=False`` a capture's chunks are normalized joined into
@@ -174,7 +182,7 @@ def load_trace(path: str | Path, provider: str | None = None, *, as_received: bo
         joined = not as_received and len(rec.chunks) > 1
         # As received, the chunks are let go of as they are fed; joined, they
         # are kept for the rare second pass as received.
-        return trace_recording(rec, provider, consume=not joined, as_received=not joined)
+        return trace_recording(rec, provider, consume=not joined, as_received=not joined, fast=fast)
 
 
 #: The size of the pieces ``load_trace(..., as_received=False)`` feeds (the

@@ -86,7 +86,10 @@ def check_one(path: Path, label: str) -> Stream:
 
 def is_cassette(path: Path) -> bool:
     """A VCR cassette or a HAR file (imported first), by its first bytes."""
-    from inspector.interop.sniff import sniff_format
+    try:
+        from inspector.interop.format_sniff import sniff_format
+    except ImportError:  # (the module's name before the interop package was split)
+        from inspector.interop.sniff import sniff_format  # type: ignore[no-redef]
 
     with path.open("rb") as handle:
         return sniff_format(handle.read(8192)) is not None
@@ -102,7 +105,10 @@ def streams_of(path: Path, scratch: Path) -> Iterator[Stream]:
     if not cassette:
         yield check_one(path, str(path))
         return
-    from inspector.interop.importer import import_files
+    try:
+        from inspector.importer import import_files
+    except ImportError:  # (where it lived before)
+        from inspector.interop.importer import import_files  # type: ignore[no-redef]
 
     out = Path(tempfile.mkdtemp(dir=scratch))
     try:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from inspector.capture import _may_be_foreign
-from inspector.interop.sniff import sniff_format
+from inspector.interop.format_sniff import sniff_format
 
 HEADS = [
     b"",

@@ -149,7 +149,8 @@ def test_building_the_parser_imports_no_command_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert result.stdout.strip() == (
-        "['inspector.cli', 'inspector.cli.common', 'inspector.library', 'inspector.terminal'] []"
+        "['inspector.cli', 'inspector.cli.common', 'inspector.library', 'inspector.terminal', "
+        "'inspector.version'] []"
     )
 
 

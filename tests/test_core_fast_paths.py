@@ -17,8 +17,9 @@ import pytest
 
 from benchmarks.streams import GENERATORS, decoder_stream, frames_in, stream_of_size
 from inspector.core import normalizer as normalizer_module
-from inspector.core.adapters.base import NO_RUN, Adapter
+from inspector.core.adapters.base import Lane
 from inspector.core.adapters.openai_chat import OpenAIChatAdapter
+from inspector.core.adapters.plain import Plain, Shape
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.sse import Frame, FrameDecoder
@@ -73,8 +74,8 @@ def _record(trace: Trace) -> tuple[Any, ...]:
     )
 
 
-def _normalized(body: bytes, provider: str, size: int) -> Trace:
-    normalizer = Normalizer(provider, "st_same")
+def _normalized(body: bytes, provider: str, size: int, fast: bool = True) -> Trace:
+    normalizer = Normalizer(provider, "st_same", fast=fast)
     for start in range(0, len(body), size):
         normalizer.feed(body[start : start + size])
     return normalizer.finish()
@@ -108,26 +109,24 @@ def _shuffled_streams(provider: str, seed: int) -> list[bytes]:
 
 @pytest.mark.parametrize("provider", sorted(GENERATORS))
 def test_runs_of_plain_deltas_give_the_trace_that_frame_by_frame_feeding_gives(
-    provider: str, monkeypatch: pytest.MonkeyPatch
+    provider: str,
 ) -> None:
     streams = _shuffled_streams(provider, seed=len(provider))
     sizes = (1 << 20, 4096, 61)
     with_runs = [_record(_normalized(s, provider, size)) for s in streams for size in sizes]
-    monkeypatch.setattr(Adapter, "feed_run", lambda self, events, datas, start, index: NO_RUN)
-    frame_by_frame = [_record(_normalized(s, provider, size)) for s in streams for size in sizes]
+    frame_by_frame = [
+        _record(_normalized(s, provider, size, fast=False)) for s in streams for size in sizes
+    ]
     assert with_runs == frame_by_frame
 
 
 class _LyingAdapter(OpenAIChatAdapter):
     """Claims a text block the machine never opened: its runs must be refused."""
 
-    def lane(self) -> tuple[int, str] | None:
-        return (7, "text") if self.started else None
+    plain_frames = Plain(shapes={"any": Shape(text=("text",), keys={(): frozenset({"text"})})})
 
-    plain_run = Adapter.plain_run  # the default, which asks plain() below
-
-    def plain(self, event: str, data: dict[str, Any]) -> str | None:
-        return data.get("text")
+    def lane(self) -> Lane | None:
+        return (7, "text", "any", ()) if self.started else None
 
 
 def test_a_run_the_machine_refuses_is_applied_delta_by_delta_for_the_same_refusal() -> None:
@@ -329,10 +328,10 @@ def _varying_notes(provider: str, seed: int) -> bytes:
 
 @pytest.mark.parametrize("provider", ["openai-chat", "gemini"])
 def test_a_run_notes_the_model_id_and_usage_of_the_last_chunk_that_has_each(
-    provider: str, monkeypatch: pytest.MonkeyPatch
+    provider: str,
 ) -> None:
-    def notes(body: bytes, size: int) -> tuple[Any, ...]:
-        normalizer = Normalizer(provider, "st_notes")
+    def notes(body: bytes, size: int, fast: bool = True) -> tuple[Any, ...]:
+        normalizer = Normalizer(provider, "st_notes", fast=fast)
         for start in range(0, len(body), size):
             normalizer.feed(body[start : start + size])
         adapter: Any = normalizer.adapter
@@ -341,6 +340,5 @@ def test_a_run_notes_the_model_id_and_usage_of_the_last_chunk_that_has_each(
     bodies = [_varying_notes(provider, seed) for seed in range(6)]
     sizes = (1 << 20, 4096, 333)
     with_runs = [notes(body, size) for body in bodies for size in sizes]
-    monkeypatch.setattr(Adapter, "feed_run", lambda self, events, datas, start, index: NO_RUN)
-    assert with_runs == [notes(body, size) for body in bodies for size in sizes]
+    assert with_runs == [notes(body, size, fast=False) for body in bodies for size in sizes]
     assert {model for model, *_ in with_runs} != {None}

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from benchmarks.streams import GENERATORS, stream_of_size
 from inspector.core.normalizer import Normalizer
-from inspector.core.sse import Frame, FrameDecoder, FrameRun, Frames, flatten
+from inspector.core.sse import Frame, FrameDecoder, FrameRun, columns, flatten
 
 # Lines of the usual shapes, most of the time, and of every shape that ends a run.
 _PLAIN = [b'data: {"a": 1}', b"data: x", b"event: e", b"event: message", b"event: f"]
@@ -61,7 +61,10 @@ def _decode(pieces: list[bytes], runs: bool) -> tuple[Any, ...]:
     for i, piece in enumerate(pieces):
         if runs:
             items = decoder.feed_runs(piece, float(i))
-            assert len(Frames(items)) == len(flatten(items))
+            batches = columns(items)
+            assert [
+                f for batch in batches for f in map(batch.__getitem__, range(len(batch)))
+            ] == flatten(items)
             frames += flatten(items)
         else:
             frames += decoder.feed(piece, float(i))

@@ -227,7 +227,7 @@ def _hostile_frames(provider: str) -> list[bytes]:
 
 
 #: The adapters that cut their plain events with templates.
-TEMPLATED = ("gemini", "openai-chat")
+TEMPLATED = ("anthropic", "gemini", "openai-chat")
 
 
 @pytest.mark.parametrize("provider", sorted(GENERATORS))

@@ -9,13 +9,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from inspector.interop.diff import (
+from inspector.session import load_trace
+from inspector.stream_diff import (
     DiffInputError,
     diff_streams,
     first_divergence,
     report_lines,
 )
-from inspector.session import load_trace
 
 from .conftest import CAPTURES, ROOT
 

@@ -116,9 +116,10 @@ def test_an_export_refused_by_the_leak_scan_leaves_nothing_behind(
 ) -> None:
     # The outputs are staged in the output folder while the leak scan reads
     # them: a refusal removes them, and the folders the export made.
-    import inspector.export as export
+    import inspector.export.anonymizer as anonymizer
 
-    monkeypatch.setattr(export, "rewrite_owned", lambda holder, ctx, whole_json=False: holder.pop())
+    unchanged = lambda body, ctx, whole_json=False: body.take()  # noqa: E731
+    monkeypatch.setattr(anonymizer, "rewrite_body", unchanged)
     out = tmp_path / "deep" / "out"
     if existing:
         out.mkdir(parents=True)
@@ -136,15 +137,15 @@ def test_an_export_refused_by_the_skeleton_check_leaves_nothing_behind(
 ) -> None:
     # The anonymized capture is staged before it is normalized and compared:
     # a difference removes it, and the folders the export made.
-    import inspector.export as export
+    import inspector.export.anonymizer as anonymizer
 
-    rewrite = export.rewrite_owned
+    rewrite = anonymizer.rewrite_body
 
-    def rewrite_badly(holder: list[bytes], ctx: Any, whole_json: bool = False) -> bytes:
-        body = rewrite(holder, ctx, whole_json=whole_json)
-        return body.replace(b"\n\ndata: ", b"\n\n:ata: ", 1)  # an event made a comment
+    def rewrite_badly(body: Any, ctx: Any, whole_json: bool = False) -> bytes:
+        out = rewrite(body, ctx, whole_json=whole_json)
+        return out.replace(b"\n\ndata: ", b"\n\n:ata: ", 1)  # an event made a comment
 
-    monkeypatch.setattr(export, "rewrite_owned", rewrite_badly)
+    monkeypatch.setattr(anonymizer, "rewrite_body", rewrite_badly)
     out = tmp_path / "deep" / "out"
     if existing:
         out.mkdir(parents=True)

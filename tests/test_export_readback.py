@@ -10,7 +10,8 @@ from typing import Any
 import orjson
 import pytest
 
-import inspector.export as export_module
+import inspector.export.anonymizer as anonymizer_module
+import inspector.export.pipeline as export_module
 from inspector.capture import parse_recording_file
 from inspector.export import ExportError, ExportOptions, export_capture
 from inspector.export import leaks as leaks_module
@@ -59,10 +60,12 @@ def test_a_secret_left_in_the_stream_is_found_in_the_read_back_capture(
 ) -> None:
     """The rewriter bypassed: the scan of the read-back capture refuses, as a parse of it would."""
     path = ROOT / "tests" / "data" / "export" / "openai-chat-planted.jsonl"
-    monkeypatch.setattr(export_module, "rewrite_owned", lambda holder, ctx, whole_json: holder[0])
+    monkeypatch.setattr(
+        anonymizer_module, "rewrite_body", lambda body, ctx, whole_json: body.take()
+    )
     with pytest.raises(ExportError) as reused:
         export_capture(path, tmp_path / "a", ExportOptions())
-    monkeypatch.setattr(export_module, "_read_back_records", lambda file, size, parsed: None)
+    monkeypatch.setattr(export_module, "read_back_records", lambda file, size, parsed: None)
     with pytest.raises(ExportError) as parsed:
         export_capture(path, tmp_path / "b", ExportOptions())
     assert "openai-chat-planted.jsonl: " in str(reused.value)
@@ -84,7 +87,7 @@ CHUNK = {"type": "chunk", "t": 0.5, "text": "data: [DONE]\n\n"}
 def _records(data: bytes) -> bytes | None:
     file = io.BytesIO(data)
     parsed = parse_recording_file(file, "c.jsonl", len(data))
-    return export_module._read_back_records(file, len(data), parsed)
+    return export_module.read_back_records(file, len(data), parsed)
 
 
 @pytest.mark.parametrize("error_size", [0, 10, (1 << 16) - 40, 1 << 16, 3 << 16])

@@ -358,11 +358,13 @@ def test_a_leak_report_never_contains_the_secret() -> None:
 def test_capture_lines_write_each_chunk_as_chunk_record_does_with_the_exact_time() -> None:
     from inspector.capture import chunk_record
     from inspector.core.trace import TransportEnd
-    from inspector.export import _capture_lines
+    from inspector.export.capture_file import render_capture
+    from inspector.inputs import Recording
 
     chunks = [(0.1234567891, b"data: {}\n\n"), (1.5, b"\xff\xfe not utf-8"), (2.0, "é".encode())]
     end = TransportEnd("done", 2.5, None)
-    lines = _capture_lines({"type": "header"}, chunks, end).splitlines()
+    rec = Recording("x", "capture", {"type": "header"}, chunks, end)
+    lines = render_capture(rec).splitlines()
     assert lines[0] == b'{"type":"header"}'
     for line, (time, data) in zip(lines[1:-1], chunks, strict=True):
         assert json.loads(line) == {**chunk_record(time, data), "t": time}
@@ -374,13 +376,13 @@ def test_capture_pieces_stay_small_whatever_the_chunks_and_write_the_same_lines(
     # Large chunks come a few at a time: a piece (and the chunks held for it) is
     # bounded by bytes, not only by a count of chunks.
     from inspector.capture import chunk_record
-    from inspector.export import _CAPTURE_BATCH_BYTES, _capture_pieces
+    from inspector.export.capture_file import _CAPTURE_BATCH_BYTES, capture_pieces
 
     big = [(i * 0.5, b"data: " + b"x" * 60_000 + b"\n\n") for i in range(40)]
     small = [(i * 0.001, b"data: {}\n\n") for i in range(1000)]
     mixed = [*small[:300], *big[:5], *small[300:], (9.0, b"\xff not utf-8")]
     for chunks in (big, small, mixed):
-        pieces = list(_capture_pieces({"type": "header"}, iter(chunks), None))
+        pieces = list(capture_pieces({"type": "header"}, iter(chunks), None))
         largest_line = max(len(json.dumps(chunk_record(t, d))) + 1 for t, d in chunks)
         assert max(map(len, pieces[1:])) <= 2 * (_CAPTURE_BATCH_BYTES + largest_line)
         lines = b"".join(pieces[1:]).splitlines()

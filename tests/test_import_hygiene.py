@@ -1,10 +1,13 @@
-"""The core is sans-IO: no Textual, no httpx, no asyncio anywhere inside it."""
+"""The core is sans-IO (no Textual, httpx or asyncio inside it), and the layers hold."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from .conftest import ROOT
 
@@ -41,3 +44,16 @@ def test_importing_the_whole_core_loads_none_of_them() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+def test_the_layers_written_in_pyproject_hold() -> None:
+    # The import-linter contracts of pyproject.toml: core < inputs < capture/session <
+    # sources and outputs < tui < cli, and the core sans-IO (docs/architecture.md).
+    script = Path(sys.executable).with_name("lint-imports")
+    if not script.exists():
+        pytest.skip("import-linter is in the test extra: pip install -e '.[test]'")
+    result = subprocess.run(
+        [str(script), "--no-cache"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout

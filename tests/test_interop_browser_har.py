@@ -21,8 +21,8 @@ import pytest
 
 from inspector.interop import read_bytes, read_file
 from inspector.interop.charset import browser_decodes_as_windows_1252, undo_windows_1252
-from inspector.interop.diff import comparable, diff_streams
 from inspector.session import load_trace, trace_recording
+from inspector.stream_diff import comparable, diff_streams
 
 from .conftest import ROOT
 

@@ -291,6 +291,8 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
         "cassettes/openai-responses-reasoning-text.pydantic-ai.jsonl",
         "har/chrome-shape-anthropic.jsonl",
         *(f"har/chromium-playwright-four-providers-{i}.jsonl" for i in range(2, 7)),
+        "real-longtail/cohere-v1-command-r.jsonl",
+        "real-longtail/pydantic-ai-openai-moderation-stream.jsonl",
     ]  # PROVENANCE.md and the real/*.sse streams are passed over
 
 

@@ -15,8 +15,8 @@ import orjson
 import pytest
 
 from inspector.capture import load_recording
+from inspector.importer import import_files, output_stem
 from inspector.interop import InteropError, read_bytes, read_file
-from inspector.interop.importer import import_files, output_stem
 from inspector.interop.limits import MAX_BODY, BodyError, b64decode_bounded, decode_content
 from inspector.interop.yamlsafe import Inert, load_yaml
 
@@ -221,7 +221,7 @@ def test_a_fifo_or_device_is_refused_without_being_opened(tmp_path: Path) -> Non
 
 
 def test_a_folder_is_walked_without_recursion_and_without_following_links() -> None:
-    from inspector.interop.importer import expand_inputs
+    from inspector.importer import expand_inputs
 
     top = tempfile.mkdtemp(dir="/tmp")  # short, so the levels fit in PATH_MAX
     levels = [top]

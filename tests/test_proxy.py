@@ -14,9 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx
-import openai
 import pytest
 
 from inspector.capture import load_recording
@@ -126,6 +124,8 @@ def test_the_app_receives_through_the_proxy_exactly_what_serve_sends_directly(
 def test_the_openai_sdk_streams_through_the_proxy_as_it_does_directly(
     replay: ReplayServer, proxy: ProxyServer
 ) -> None:
+    openai = pytest.importorskip("openai", reason="the openai SDK is in the bench extra")
+
     def chat(base: str) -> tuple[bytes, list[Any]]:
         client = openai.OpenAI(base_url=base + "/v1", api_key=SECRET, max_retries=0)
         args: dict[str, Any] = {
@@ -155,6 +155,8 @@ def test_the_openai_sdk_streams_through_the_proxy_as_it_does_directly(
 def test_the_anthropic_sdk_reaches_the_proxy_with_its_base_url_without_v1(
     replay: ReplayServer, proxy: ProxyServer
 ) -> None:
+    anthropic = pytest.importorskip("anthropic", reason="the anthropic SDK is in the bench extra")
+
     def messages(base: str) -> list[Any]:
         client = anthropic.Anthropic(base_url=base, api_key=SECRET, max_retries=0)
         stream = client.messages.create(
@@ -173,7 +175,7 @@ def test_the_anthropic_sdk_reaches_the_proxy_with_its_base_url_without_v1(
 def test_the_google_genai_sdk_streams_through_the_proxy_as_it_does_directly(
     replay: ReplayServer, proxy: ProxyServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    genai = pytest.importorskip("google.genai")
+    genai = pytest.importorskip("google.genai", reason="google-genai is in the bench extra")
     # inspector serve answers Gemini's v1beta paths; the SDK's default version may differ.
     options = genai.types.HttpOptions(api_version="v1beta")
 

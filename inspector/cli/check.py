@@ -20,6 +20,7 @@ from .common import (
     EXIT_PROBLEM,
     EXIT_USAGE,
     add_provider_option,
+    add_reference_option,
     error,
     positive_int,
 )
@@ -35,6 +36,8 @@ _FILE_WORK: Final = 16 << 10
 
 #: One file's report: lines for stdout (False) or stderr (True), and its status.
 Report = tuple[list[tuple[bool, str]], int]
+#: One file to check: its path, the provider named (None: detect), and whether fast.
+Job = tuple[Path, str | None, bool]
 
 
 def default_jobs() -> int:
@@ -69,6 +72,7 @@ def register(sub: Any) -> None:
             "workers are forked, so on Windows always 1)"
         ),
     )
+    add_reference_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -83,18 +87,18 @@ def summary(trace: Trace, violations: int) -> str:
     )
 
 
-def check_file(job: tuple[Path, str | None]) -> Report:
+def check_file(job: Job) -> Report:
     """Check one file; the lines to print and the status (run in a worker or here)."""
     from ..capture import input_name
     from ..core.invariants import check_invariants
     from ..session import load_trace
     from ..terminal import escape_controls
 
-    path, provider = job
+    path, provider, fast = job
     name = input_name(path)
     try:
         # The report shows no chunks or timing: how the bytes arrived cannot change it.
-        trace = load_trace(path, provider, as_received=False)
+        trace = load_trace(path, provider, as_received=False, fast=fast)
     except ValueError as exc:  # UnreadableInput, ProviderUnknown
         return [(True, f"inspector: {escape_controls(exc)}"), (False, f"{name}: unreadable")], 1
     problems = check_invariants(trace.events)
@@ -107,7 +111,7 @@ def check_file(job: tuple[Path, str | None]) -> Report:
     return lines, EXIT_PROBLEM if problems or trace.problems else EXIT_OK
 
 
-def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterator[Report]:
+def _reports(jobs: Iterable[Job], processes: int) -> Iterator[Report]:
     """Every file's report, in input order; forked workers too when they help."""
     jobs = iter(jobs)
     first, worth_it = _look_ahead(jobs) if processes > 1 else ([], False)
@@ -127,14 +131,14 @@ def _reports(jobs: Iterable[tuple[Path, str | None]], processes: int) -> Iterato
 
 
 def _look_ahead(
-    jobs: Iterator[tuple[Path, str | None]],
-) -> tuple[list[tuple[Path, str | None]], bool]:
+    jobs: Iterator[Job],
+) -> tuple[list[Job], bool]:
     """The next files, up to the one that makes them worth forking; and whether they are.
 
     Workers pay when there are several files and enough work in them to
     cover forking: a couple of small captures are checked faster here.
     """
-    first: list[tuple[Path, str | None]] = []
+    first: list[Job] = []
     work = 0
     for job in jobs:
         first.append(job)
@@ -162,7 +166,9 @@ def run(args: argparse.Namespace) -> int:
     processes = 1 if "-" in args.paths else args.jobs or default_jobs()
     status = EXIT_OK
     seen = 0
-    for lines, file_status in _reports(((path, args.provider) for path in files), processes):
+    for lines, file_status in _reports(
+        ((path, args.provider, not args.reference) for path in files), processes
+    ):
         seen += 1
         status = max(status, file_status)
         for to_stderr, line in lines:

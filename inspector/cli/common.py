@@ -45,6 +45,18 @@ def add_provider_option(parser: Any) -> None:
     )
 
 
+def add_reference_option(parser: Any) -> None:
+    """``--reference``: normalize in the reference mode, the straightforward path only."""
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help=(
+            "normalize the straightforward way, frame by frame (no runs of plain events, "
+            "no templates): slower, and the same output; to rule the fast paths out"
+        ),
+    )
+
+
 def port_number(text: str) -> int:
     """An ``argparse`` type: a TCP port, 0 to 65535 (0: any free port)."""
     if not (text.isascii() and text.isdigit() and len(text) <= 5 and int(text) <= 65535):
@@ -79,7 +91,9 @@ def error(message: object) -> None:
     print(f"inspector: {escape_controls(message)}", file=sys.stderr)
 
 
-def open_trace(path: str | Path, provider: str | None, *, as_received: bool = True) -> Trace | None:
+def open_trace(
+    path: str | Path, provider: str | None, *, as_received: bool = True, fast: bool = True
+) -> Trace | None:
     """Load and normalize a file (``-``: stdin), or explain on stderr why not (None).
 
     Problems found while reading (a damaged line, a missing end record) are
@@ -90,7 +104,7 @@ def open_trace(path: str | Path, provider: str | None, *, as_received: bool = Tr
     from ..session import load_trace
 
     try:
-        trace = load_trace(path, provider, as_received=as_received)
+        trace = load_trace(path, provider, as_received=as_received, fast=fast)
     except ValueError as exc:  # UnreadableInput, ProviderUnknown
         error(exc)
         return None

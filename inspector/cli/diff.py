@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare, print (or show) the result; exit 0 same, 1 different, 2 unreadable."""
-    from ..interop.diff import DiffInputError, diff_streams, report_lines, to_json
+    from ..stream_diff import DiffInputError, diff_streams, report_lines, to_json
 
     try:
         diff = diff_streams(args.a, args.b, args.provider, exact=args.exact)

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_format(result: Any, fmt: str) -> int:
     """The exported (anonymized, verified) capture also written as a cassette / HAR log."""
-    from ..interop.exporter import write_exported
+    from ..export.foreign import write_exported
 
     try:
         target, notes = write_exported(result.files["capture"], fmt, result.report.get("provider"))

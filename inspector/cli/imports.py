@@ -40,8 +40,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Import every file; print one line per capture written and per problem."""
+    from ..importer import import_files
     from ..interop import InteropError
-    from ..interop.importer import import_files
     from ..session import guess_provider
     from ..terminal import safe_path
 

@@ -238,6 +238,13 @@ class RecentFrames(FrameLog):
             self._batch = frames
             self._count += len(frames)
 
+    def extend_spans(
+        self, bounds: list[int], first_chunk: int, chunk: int, time: float, id: str
+    ) -> None:
+        self._first = self._count
+        self._batch = ()
+        self._count += len(bounds) - 1
+
     def set_end(self, index: int, end: int) -> None:
         pass  # the decoder extended the Frame object itself; no span is stored
 

@@ -180,13 +180,23 @@ class StreamMachine:
 
     # -- the entry points --------------------------------------------------
 
+    def take_frame(self, frame: int) -> bool:
+        """Whether frame ``frame`` is to be mapped at all.
+
+        After the terminal event nothing is: the frame is recorded as having
+        arrived after it, and False says so. This, and :meth:`apply` for an
+        action of a frame that ended the stream, is the one place that decides it.
+        """
+        if self.state in TERMINAL_STATES:
+            self._after_terminal(frame)
+            return False
+        return True
+
     def apply(self, action: Action, frame: int = -1) -> None:
         """Apply one action caused by frame ``frame`` (-1: no frame)."""
         self.frame = frame
         if self.state in TERMINAL_STATES:
-            self.trace.ignored.append(
-                Ignored(frame, "arrived after the terminal event", "after_terminal")
-            )
+            self._after_terminal(frame)
             return
         handler = _HANDLERS[type(action)]
         handler(self, action)
@@ -385,6 +395,10 @@ class StreamMachine:
         self._emit("stream.warning", warning)
 
     # -- helpers -----------------------------------------------------------
+
+    def _after_terminal(self, frame: int) -> None:
+        ignored = Ignored(frame, "arrived after the terminal event", "after_terminal")
+        self.trace.ignored.append(ignored)
 
     def _ensure_started(self) -> None:
         if self.state == "idle":

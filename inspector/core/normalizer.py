@@ -8,16 +8,25 @@ then :meth:`Normalizer.finish` with how the transport ended.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
 from .adapters.base import bare_error
 from .digest import blake2b
-from .machine import TERMINAL_STATES, StreamMachine
-from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Decoded, Frame, FrameDecoder, FrameRun, Frames
-from .trace import Ignored, Trace, TransportEnd
+from .machine import StreamMachine
+from .sse import (
+    DEFAULT_MAX_FRAME,
+    DEFAULT_MAX_LINE,
+    Decoded,
+    Frame,
+    FrameColumns,
+    FrameDecoder,
+    FrameRun,
+    columns,
+)
+from .trace import Trace, TransportEnd
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
 
@@ -37,7 +46,20 @@ def stream_id_for(*parts: bytes) -> str:
 
 
 class Normalizer:
-    """Feeds chunks through decoder → adapter → machine into a trace."""
+    """Feeds chunks through decoder → adapter → machine into a trace.
+
+    Reference mode
+    --------------
+    ``fast=False`` runs the straightforward path everywhere: the decoder's
+    :meth:`~inspector.core.sse.FrameDecoder.feed` (no runs of plain events),
+    every frame through the adapter's ``feed`` and every action through
+    :meth:`~inspector.core.machine.StreamMachine.apply`, one at a time — no
+    plain runs, no templates, no batching across chunks. It is what the fast
+    path must equal (``tests/test_fast_equals_reference.py`` checks the
+    events, the trace and every byte span), and what ``inspector events
+    --reference`` and ``inspector check --reference`` run, to tell a bug in a
+    shortcut from one in the rules.
+    """
 
     def __init__(
         self,
@@ -49,9 +71,11 @@ class Normalizer:
         max_line: int = DEFAULT_MAX_LINE,
         max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: bool = True,
+        fast: bool = True,
     ) -> None:
         """``keep_history=False`` builds a :class:`~inspector.core.bounded.BoundedTrace`:
-        counts and the last events, memory bounded whatever the stream's length."""
+        counts and the last events, memory bounded whatever the stream's length.
+        ``fast=False``: the reference mode (see the class docstring)."""
         self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
         if header is not None:
             self.adapter.origin(header)
@@ -69,30 +93,25 @@ class Normalizer:
         self.machine = StreamMachine(self.trace, self.adapter.provider)
         if not keep_history:
             bound_machine(self.machine)
+        self.fast = fast
+        self._decode: Callable[[bytes, float], Sequence[Decoded]] = (
+            self.decoder.feed_runs if fast else self.decoder.feed
+        )
         self.finished = False
-        # The last frame decoded and its end when recorded: the decoder may still
-        # extend that span by one byte (see FrameDecoder.feed).
-        self._last_frame: Decoded | None = None
+        # The last frames decoded and where they ended when recorded: the decoder may
+        # still extend that span by one byte (see FrameDecoder.feed).
+        self._last: FrameColumns | None = None
         self._last_end = 0
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
-        # (_decode and _process written out for the usual chunk: one run, or one frame)
         decoder = self.decoder
         self.trace.chunks.add(decoder.bytes_fed, time, data)
-        items = decoder.feed_runs(data, time)
-        last = self._last_frame
-        if last is not None and last.end != self._last_end:
+        items = self._decode(data, time)
+        if self._last is not None:
             self._extend_last()
-        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
-            run = items[0]
-            self.trace.frames.extend(run)
-            self._run(run)
-            self._last_frame = run
-            self._last_end = run.end
-        elif items:
-            # (a chunk of one frame is how live streams arrive: no run to look for)
-            self._process(items, len(items) > 1 or not isinstance(items[0], Frame))
+        if items:
+            self._process(items)
         if decoder.error is not None:
             self._after_decoder()
 
@@ -106,13 +125,17 @@ class Normalizer:
         one feeding chunk by chunk builds: frames are processed in order, each
         before any later chunk could matter to it (the decoder never returns a
         frame again, and its error is acted on once the frames before it are).
+        In the reference mode it is :meth:`feed` for each chunk.
         """
+        if not self.fast:
+            for time, data in chunks:
+                self.feed(data, time)
+            return
         decoder = self.decoder
         decode = decoder.feed_runs
         add_chunks = self.trace.chunks.add_many
         pending: list[Decoded] = []
         held = 0  # frames in pending
-        runs = False  # whether pending holds a FrameRun
         # The chunks decoded since the last batch, recorded with it (one pass a column).
         offsets: list[int] = []
         times: list[float] = []
@@ -136,177 +159,94 @@ class Normalizer:
                     pending += items
                     # (one item a chunk, nearly always: a frame, or a run of them)
                     for item in items:
-                        if isinstance(item, Frame):
-                            held += 1
-                        else:
-                            held += len(item.payloads)
-                            runs = True
+                        held += 1 if isinstance(item, Frame) else len(item.payloads)
                     if held >= _BATCH_FRAMES:
                         add_chunks(offsets, times, datas)
                         offsets, times, datas = [], [], []
-                        self._process(pending, runs)
-                        pending, held, runs = [], 0, False
+                        self._process(pending)
+                        pending, held = [], 0
             if decoder.error is not None:
                 break
         add_chunks(offsets, times, datas)
         if pending:
-            self._process(pending, runs)
+            self._process(pending)
         self._after_decoder()
         for time, data in chunks:  # the rest after a decoder error: kept, never decoded
-            self._decode(data, time)
-
-    def _decode(self, data: bytes, time: float) -> list[Decoded]:
-        """Record one chunk and decode it; the frames it completed."""
-        decoder = self.decoder
-        self.trace.chunks.add(decoder.bytes_fed, time, data)
-        items = decoder.feed_runs(data, time)
-        if self._last_frame is not None:
-            self._extend_last()
-        return items
+            self.trace.chunks.add(decoder.bytes_fed, time, data)
+            decoder.feed_runs(data, time)
 
     def _extend_last(self) -> None:
-        last = self._last_frame
+        last = self._last
         if last is not None and last.end != self._last_end:
             # The LF of a CRLF split across chunks joined the previous frame's span.
-            # (isinstance of a Frame, not of a FrameRun: that one is an ABC, ~10x slower)
-            index = last.index if isinstance(last, Frame) else last.last_index
-            self.trace.frames.set_end(index, last.end)
+            self.trace.frames.set_end(last.first_index + len(last) - 1, last.end)
             self._last_end = last.end
 
-    def _process(self, items: list[Decoded], runs: bool) -> None:
-        """Record decoded frames and hand them to the adapter and the machine.
-
-        ``runs=False`` says that ``items`` holds no :class:`FrameRun`.
-        """
-        run = items[0]
-        if not runs:  # frames only (a capture recorded event by event, say)
-            frames: list[Frame] = items  # type: ignore[assignment]
-            self.trace.frames.extend(frames)
-            self._frames(frames)
-            self._last_frame = frames[-1]
-            self._last_end = frames[-1].end
-            return
-        if len(items) == 1 and not isinstance(run, Frame):  # one chunk of plain events
-            self.trace.frames.extend(run)
-            self._run(run)
-            self._last_frame = run
-            self._last_end = run.end
-            return
-        self.trace.frames.extend(Frames(items))
-        frames = []  # consecutive frames (not runs) are handled together
-        for item in items:
-            if isinstance(item, Frame):
-                frames.append(item)
-            else:
-                if frames:
-                    self._frames(frames)
-                    frames = []
-                self._run(item)
-        if frames:
-            self._frames(frames)
-        self._last_frame = items[-1]
-        self._last_end = items[-1].end
-
-    def _frames(self, frames: list[Frame]) -> None:
-        """Hand frames to the adapter and the machine (their record is in the trace)."""
-        trace = self.trace
-        machine = self.machine
-        adapter = self.adapter
-        adapter_feed = adapter.feed
-        feed_run = adapter.feed_run
-        apply = machine.apply
-        starts = trace.frame_event_start
-        # One entry per event, and an array: its len() is cheaper than the event log's.
-        event_frame = trace.event_frame
-        events = [frame.event for frame in frames]
-        datas = [frame.data for frame in frames]
-        i, count, index = 0, len(frames), frames[0].index
-        while i < count:
-            frame = frames[i]
-            if machine.state in TERMINAL_STATES:
-                starts.append(len(event_frame))
-                trace.ignored.append(
-                    Ignored(frame.index, "arrived after the terminal event", "after_terminal")
-                )
-                i += 1
-                continue
-            if frame.comment is not None:
-                starts.append(len(event_frame))
-                apply(Heartbeat("comment"), frame.index)
-                i += 1
-                continue
-            block, kind, texts = feed_run(events, datas, i, index)
-            if texts:
-                # A run of plain deltas (see Adapter.feed_run): one event per frame.
-                self._plain_deltas(frames, i, block, kind, texts, frame.index)
-                i += len(texts)
-                continue
-            starts.append(len(event_frame))
-            for action in adapter_feed(frame):
-                apply(action, frame.index)
-            i += 1
-
-    def _run(self, run: FrameRun) -> None:
-        """:meth:`_frames` for a decoder's run of plain events, kept as columns.
-
-        Its plain deltas go from the run's columns to the machine in bulk
-        (``Adapter.feed_run``); only a frame that is not one is built, for
-        ``Adapter.feed``.
-        """
-        trace = self.trace
-        machine = self.machine
-        adapter = self.adapter
-        starts = trace.frame_event_start
-        event_frame = trace.event_frame
-        i, count, first = 0, len(run.payloads), run.first_index
-        while i < count:
-            if machine.state in TERMINAL_STATES:
-                for index in range(first + i, first + count):
-                    starts.append(len(event_frame))
-                    trace.ignored.append(
-                        Ignored(index, "arrived after the terminal event", "after_terminal")
-                    )
-                return
-            block, kind, texts = adapter.feed_run(run.events, run.payloads, i, first)
-            if texts:
-                self._plain_deltas(run, i, block, kind, texts, first + i)
-                i += len(texts)
-                continue
-            starts.append(len(event_frame))
-            frame = run[i]
-            for action in adapter.feed(frame):
-                machine.apply(action, frame.index)
-            i += 1
-
-    def _plain_deltas(
-        self,
-        frames: Sequence[Frame],
-        i: int,
-        block: int,
-        kind: str,
-        texts: list[str],
-        index: int,
-    ) -> None:
-        """Record the deltas of the plain frames from ``frames[i]`` (frame ``index``)."""
-        applied = self.machine.apply_deltas(block, kind, texts, index)
-        if applied is not None:
-            self.trace.frame_event_start.extend(applied)  # each frame's one event
+    def _process(self, items: Sequence[Decoded]) -> None:
+        """Record decoded frames and hand them to the adapter and the machine."""
+        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
+            batches: list[FrameColumns] = items  # type: ignore[assignment]
         else:
-            self._one_by_one(frames[i : i + len(texts)], block, kind, texts)
+            batches = columns(items)
+        frames = self.trace.frames
+        for batch in batches:
+            batch.record(frames)
+            self._take(batch)
+        self._last = batches[-1]
+        self._last_end = batches[-1].end
 
-    def _one_by_one(self, frames: Sequence[Frame], block: int, kind: str, texts: list[str]) -> None:
+    def _take(self, batch: FrameColumns) -> None:
+        """The one loop: each frame of ``batch`` to the adapter, its actions to the machine.
+
+        In the fast mode a run of plain frames (``Adapter.feed_run``) goes to
+        the machine in bulk, one event per frame; every other frame, and every
+        frame in the reference mode, through ``Adapter.feed``.
+        """
+        machine = self.machine
+        adapter = self.adapter
+        apply = machine.apply
+        take_frame = machine.take_frame
+        starts = self.trace.frame_event_start
+        # One entry per event, and an array: its len() is cheaper than the event log's.
+        event_frame = self.trace.event_frame
+        feed_run = adapter.feed_run if self.fast else None
+        events, payloads, first = batch.events, batch.payloads, batch.first_index
+        i, count = 0, len(batch)
+        while i < count:
+            index = first + i
+            if not take_frame(index):  # after the terminal event
+                starts.append(len(event_frame))
+                i += 1
+                continue
+            if feed_run is not None:
+                block, kind, texts = feed_run(events, payloads, i, first)
+                if texts:
+                    applied = machine.apply_deltas(block, kind, texts, index)
+                    if applied is not None:
+                        starts.extend(applied)  # each frame's one event
+                    else:
+                        self._one_by_one(block, kind, texts, index)
+                    i += len(texts)
+                    continue
+            starts.append(len(event_frame))
+            frame = batch[i]
+            if frame.comment is not None:
+                apply(Heartbeat("comment"), index)
+            else:
+                for action in adapter.feed(frame):
+                    apply(action, index)
+            i += 1
+
+    def _one_by_one(self, block: int, kind: str, texts: list[str], index: int) -> None:
         # The machine would not take the run whole (say, its block is not open): the
-        # deltas go one at a time, as feed's loop applies them, for the same refusal.
+        # deltas go one at a time, as the reference path applies them, for the same refusal.
         machine = self.machine
         starts = self.trace.frame_event_start
-        for frame, text in zip(frames, texts, strict=True):
-            starts.append(len(self.trace.event_frame))
-            if machine.state in TERMINAL_STATES:
-                self.trace.ignored.append(
-                    Ignored(frame.index, "arrived after the terminal event", "after_terminal")
-                )
-            else:
-                machine.apply(Delta(block, kind, text), frame.index)
+        event_frame = self.trace.event_frame
+        for offset, text in enumerate(texts):
+            starts.append(len(event_frame))
+            if machine.take_frame(index + offset):
+                machine.apply(Delta(block, kind, text), index + offset)
 
     def _after_decoder(self) -> None:
         if self.decoder.error is not None and self.trace.decoder_error is None:
@@ -374,10 +314,12 @@ def normalize(
     provider: str | Adapter,
     stream_id: str | None = None,
     end: TransportEnd | None = None,
+    *,
+    fast: bool = True,
 ) -> Trace:
     """Normalize a whole stream at once (``bytes`` or ``(time, bytes)`` pairs)."""
     pieces = [(0.0, chunks)] if isinstance(chunks, bytes) else list(chunks)
     sid = stream_id or stream_id_for(*(data for _, data in pieces))
-    normalizer = Normalizer(provider, sid)
+    normalizer = Normalizer(provider, sid, fast=fast)
     normalizer.feed_many(pieces)
     return normalizer.finish(end)

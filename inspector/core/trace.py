@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 import orjson
 
 from .sequences import IndexedSequence
-from .sse import Frame, FrameRun, Frames, Tail, parse_span
+from .sse import Frame, Tail, parse_span
 
 __all__ = [
     "Chunk",
@@ -341,7 +341,7 @@ class FrameLog(_Log[Frame]):
         self._last_chunk = IntColumn()
         self._time = array("d")
         self._ids: list[str] = []  # the same str object repeats until the id changes
-        self._one = array("q", (0,))  # scratch for _extend_run
+        self._one = array("q", (0,))  # scratch for extend_spans
         self._one_time = array("d", (0.0,))
         self._whole: dict[int, Frame] = {}
 
@@ -365,27 +365,8 @@ class FrameLog(_Log[Frame]):
         self.extend((frame,))
 
     def extend(self, frames: Sequence[Frame]) -> None:
-        """Record frames in order; one column at a time is cheaper than frame by frame.
-
-        A :class:`~inspector.core.sse.FrameRun`, or a
-        :class:`~inspector.core.sse.Frames` sequence, is read as the decoder left
-        it: a run's columns are copied in bulk, without building its frames.
-        """
-        if type(frames) is FrameRun:
-            self._extend_run(frames)
-        elif type(frames) is Frames:
-            start = 0
-            items = frames.items
-            for i, item in enumerate(items):
-                if not isinstance(item, Frame):  # a run (isinstance of it, an ABC, is slow)
-                    if start < i:
-                        self._extend_frames(items[start:i])  # type: ignore[arg-type]
-                    self._extend_run(item)
-                    start = i + 1
-            if start < len(items):
-                self._extend_frames(items[start:] if start else items)  # type: ignore[arg-type]
-        else:
-            self._extend_frames(frames)
+        """Record frames in order; one column at a time is cheaper than frame by frame."""
+        self._extend_frames(frames)
 
     def _extend_frames(self, frames: Sequence[Frame]) -> None:
         stored = self.chunks._size
@@ -415,28 +396,32 @@ class FrameLog(_Log[Frame]):
         self._last_chunk.fromlist(last_chunk)
         self._time.fromlist(time)
 
-    def _extend_run(self, run: FrameRun) -> None:
-        """Record a run's columns: one conversion, the rest repeated in C."""
-        spans = run.bounds
-        if spans[-1] > self.chunks._size:  # not in the chunks (built by hand): kept whole
-            self._extend_frames(run.frames())
-            return
-        count = len(spans) - 1
-        bounds = array("q")
-        bounds.fromlist(spans)  # converted once; the slices are copies
-        self._start.extend(bounds[:-1])
-        self._end.extend(bounds[1:])
+    def extend_spans(
+        self, bounds: list[int], first_chunk: int, chunk: int, time: float, id: str
+    ) -> None:
+        """Record frames that share all but their spans (a decoder's run), in bulk.
+
+        Frame ``i`` spans ``bounds[i]`` to ``bounds[i + 1]``; the first came
+        from chunk ``first_chunk`` on, every other from ``chunk`` only: one
+        conversion, the rest repeated in C. The spans must be in :attr:`chunks`
+        already (a normalizer records each chunk before its frames).
+        """
+        count = len(bounds) - 1
+        spans = array("q")
+        spans.fromlist(bounds)  # converted once; the slices are copies
+        self._start.extend(spans[:-1])
+        self._end.extend(spans[1:])
         # Repeated values: a one-item array set and multiplied (array((value,)) would
         # build through an iterator, and parse its type code, every time).
         one, one_time = self._one, self._one_time
-        one[0] = run.chunk
+        one[0] = chunk
         chunks = one * count
         self._last_chunk.extend(chunks)
-        chunks[0] = run.first_chunk
+        chunks[0] = first_chunk
         self._first_chunk.extend(chunks)
-        one_time[0] = run.time
+        one_time[0] = time
         self._time.extend(one_time * count)
-        self._ids += [run.id] * count  # the decoder shares one str per id value
+        self._ids += [id] * count  # the decoder shares one str per id value
 
     def set_end(self, index: int, end: int) -> None:
         """The decoder extended a frame's span (the LF of a CRLF in the next chunk)."""

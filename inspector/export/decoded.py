@@ -34,6 +34,7 @@ _JSON_ESCAPE = re.compile(
     r"|\\u([0-9a-fA-F]{4})"
     r"|\\([\"\\/bfnrt])"
 )
+# Kept as written (fmt: skip): an escape table, its entries on one line.
 _SHORT: Final = {
     '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
 }  # fmt: skip
@@ -192,7 +193,8 @@ def find_encoded_secrets(
         else:
             merged.append(EncodedSecret(start, end, rule, (value,)))
     return [
-        m if text[m.start : m.end] in m.values
+        m
+        if text[m.start : m.end] in m.values
         else EncodedSecret(m.start, m.end, m.rule, (*m.values, text[m.start : m.end]))
         for m in merged
-    ]  # fmt: skip
+    ]

@@ -51,6 +51,7 @@ _WS = re.compile(rb"[ \t\r\n]*")
 _STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 _NUMBER = re.compile(rb"-?[0-9][0-9eE+\-.]*|-")
 _LITERALS = (b"true", b"false", b"null")
+# Kept as written (fmt: skip): an escape table, four entries a line.
 _SIMPLE_ESCAPES: Final = {
     ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b",
     ord("f"): "\f", ord("n"): "\n", ord("r"): "\r", ord("t"): "\t",

@@ -48,11 +48,13 @@ __all__ = [
 REDACTED: Final = "[redacted]"
 REMOVED: Final = "[removed]"
 # Request-body fields that hold the prompt.
+# Kept as written (fmt: skip): a set of field names, several to a line.
 PROMPT_FIELDS: Final = frozenset(
     {"messages", "system", "instructions", "input", "contents", "systemInstruction",
      "system_instruction", "prompt", "metadata"}
 )  # fmt: skip
 # Strings inside the prompt that describe its shape, not its content: kept.
+# Kept as written (fmt: skip): a set of field names, several to a line.
 STRUCTURAL_FIELDS: Final = frozenset(
     {"role", "type", "name", "mime_type", "mimeType", "media_type", "status", "format",
      "detail", "cache_control", "ttl"}

@@ -73,6 +73,7 @@ OPAQUE_KEYS: Final = frozenset(
 PROMPT_KEYS: Final = frozenset({"instructions", "metadata"})
 JSON_TEXT_KEYS: Final = frozenset({"arguments", "partial_json"})
 ARGUMENT_OBJECT_KEYS: Final = frozenset({"args", "input", "arguments"})
+# Kept as written (fmt: skip): a set of words, several to a line.
 TEXT_KEYS: Final = frozenset(
     {
         "text", "content", "delta", "reasoning", "reasoning_content", "refusal", "thinking",

@@ -149,24 +149,41 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
             out.append((kind, event.get("provider"), event.get("model")))
         elif kind == "block.start" and is_block:
             out.append(
-                (kind, index, block["kind"], event.get("provider_type"), event.get("name"),
-                 event.get("call_id") is not None, event.get("visibility"))
-            )  # fmt: skip
+                (
+                    kind,
+                    index,
+                    block["kind"],
+                    event.get("provider_type"),
+                    event.get("name"),
+                    event.get("call_id") is not None,
+                    event.get("visibility"),
+                )
+            )
         elif kind == "block.stop" and is_block:
             parts = arguments.pop(index, None) if isinstance(index, int) else None
             shape = argument_structure("".join(parts)) if parts is not None else None
             out.append((kind, index, block["kind"], shape))
         elif kind == "stream.done":
             out.append(
-                (kind, event.get("status"), event.get("finish_reason"),
-                 event.get("provider_finish_reason"), _usage(event.get("usage")))
-            )  # fmt: skip
+                (
+                    kind,
+                    event.get("status"),
+                    event.get("finish_reason"),
+                    event.get("provider_finish_reason"),
+                    _usage(event.get("usage")),
+                )
+            )
         elif kind == "stream.error":
             error = event.get("error") or {}
             out.append(
-                (kind, event.get("status"), error.get("category"), error.get("retryable"),
-                 error.get("provider_code"))
-            )  # fmt: skip
+                (
+                    kind,
+                    event.get("status"),
+                    error.get("category"),
+                    error.get("retryable"),
+                    error.get("provider_code"),
+                )
+            )
         elif kind == "stream.warning":
             out.append((kind, event.get("code")))
         else:

@@ -1,14 +1,19 @@
-"""Other tools' recordings in, other tools' formats out, and comparing two streams.
+"""Other tools' recordings: VCR cassettes and HAR logs, read into recordings and written back.
 
-- **Import** (:func:`read_file`, :func:`load_foreign`): a VCR cassette
-  (:mod:`.vcr`) or a HAR log (:mod:`.har`) holds HTTP exchanges; each one
-  that streamed becomes a capture (:mod:`.exchange`) whose header says what
-  the format lost (``"timed": false``). ``inspector open``/``events``/
-  ``check``/``frames`` read these files directly through
-  :func:`inspector.capture.load_recording`, which hands them here.
-- **Export** (:func:`.vcr.write_vcr`, :func:`.har.write_har`): an already
-  anonymized capture written as a cassette vcrpy replays, or a HAR log.
-- **Diff** (:mod:`.diff`): two streams compared by their normalized events.
+- **Read** (:func:`read_file`, :func:`read_bytes`, :func:`load_foreign`): a
+  cassette (:mod:`.vcr`) or HAR log (:mod:`.har`) holds HTTP exchanges; each
+  one that streamed becomes a recording (:mod:`.exchange`) whose header says
+  what the format lost (``"timed": false``). ``inspector open``/``events``/
+  ``check``/``frames`` read these files directly:
+  :func:`inspector.capture.load_recording` hands them here when
+  :func:`.format_sniff.sniff_format` recognizes the first bytes.
+- **Write** (:func:`.vcr.write_vcr`, :func:`.har.write_har`): an already
+  anonymized capture as a cassette vcrpy replays, or a HAR log.
+
+This package sits just above :mod:`inspector.inputs` and below the capture
+reader that calls it; the commands built on it live higher up
+(:mod:`inspector.importer`, :mod:`inspector.export.foreign`,
+:mod:`inspector.stream_diff`).
 
 Everything read here is untrusted: YAML is loaded with a loader that never
 runs code (:mod:`.yamlsafe`), files and decoded bodies are bounded
@@ -21,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..capture import Recording, UnreadableInput, open_regular_file
+from ..inputs import Recording, UnreadableInput, open_regular_file
 from ..terminal import safe_path
+from .format_sniff import sniff_format
 from .limits import MAX_FILE, BodyError
-from .sniff import sniff_format
 
 # .exchange (email.utils, socket...) is imported when a file is converted: capture
 # loading imports this package to sniff every raw file, and must stay quick.

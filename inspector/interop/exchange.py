@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, Recording
 from ..core.trace import TransportEnd
+from ..inputs import CAPTURE_FORMAT, CAPTURE_VERSION, Recording
 from .limits import MAX_NODES, BodyError
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "is_streaming",
     "json_array_to_sse",
     "provider_of",
+    "recorded_exchange",
     "section",
     "structured_body",
     "to_recording",
@@ -94,6 +95,18 @@ def section(header: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
     """``header[name]`` when it is a mapping (a capture's ``request``/``response``), else empty."""
     value = header.get(name) if header is not None else None
     return value if isinstance(value, Mapping) else {}
+
+
+def recorded_exchange(rec: Recording) -> tuple[Mapping[str, Any], Mapping[str, Any], int]:
+    """A capture's recorded request and response (empty when absent), and its status.
+
+    What writing a capture as another tool's exchange starts from; the
+    status is 200 when none was recorded (a raw SSE body streamed).
+    """
+    request = section(rec.header, "request")
+    response = section(rec.header, "response")
+    code = response.get("status")
+    return request, response, code if isinstance(code, int) else 200
 
 
 def structured_body(data: bytes | None) -> Any:

@@ -19,10 +19,10 @@ from typing import Any, Final
 
 import orjson
 
-from .. import __version__
-from ..capture import Recording
+from ..inputs import Recording
+from ..version import __version__
 from .charset import browser_decodes_as_windows_1252, undo_windows_1252
-from .exchange import Exchange, section
+from .exchange import Exchange, recorded_exchange, section
 from .limits import BodyError, b64decode_bounded
 from .vcr import HOP_HEADERS
 
@@ -201,10 +201,7 @@ def _started(header: Mapping[str, Any]) -> str:
 def har_entry(rec: Recording) -> dict[str, Any]:
     """One recording as a HAR 1.2 entry (the body decoded, timings from the chunks)."""
     header = rec.header or {}
-    request = section(header, "request")
-    response = section(header, "response")
-    code = response.get("status")
-    status = code if isinstance(code, int) else 200
+    request, response, status = recorded_exchange(rec)
     resp_headers = section(response, "headers")
     mime = next((str(v) for k, v in resp_headers.items() if str(k).lower() == "content-type"),
                 "text/event-stream")  # fmt: skip

@@ -17,8 +17,8 @@ from urllib.parse import urlunsplit
 import orjson
 import yaml
 
-from ..capture import Recording
-from .exchange import Exchange, json_bytes, section
+from ..inputs import Recording
+from .exchange import Exchange, json_bytes, recorded_exchange
 from .limits import BodyError, decode_content
 from .yamlsafe import Inert, load_yaml
 
@@ -199,11 +199,7 @@ def _request_body_text(body: Any) -> str | None:
 
 def cassette_interaction(rec: Recording) -> dict[str, Any]:
     """One recording as a vcrpy interaction (the body stored decoded, as one piece)."""
-    header = rec.header or {}
-    request = section(header, "request")
-    response = section(header, "response")
-    code = response.get("status")
-    status = code if isinstance(code, int) else 200
+    request, response, status = recorded_exchange(rec)
     body = rec.body
     try:
         text: str | bytes = body.decode("utf-8")

@@ -19,7 +19,7 @@ moment it is forwarded, after :class:`~inspector.live.scrub.SecretScrubber`
 removed every credential the request carried, in any spelling the upstream
 may echo it in. The same scrubbed bytes feed a sans-IO
 :class:`~inspector.core.normalizer.Normalizer`, so a view can follow the
-stream live; :class:`Flow` is a :class:`~inspector.feed.Feed` for that. When
+stream live; :class:`Flow` is a :class:`~inspector.feeds.Feed` for that. When
 the flow ends its trace and the request body are dropped (:attr:`Flow.trace`
 becomes None and the capture on disk is the record), so a long-running proxy
 does not keep every stream it ever saw.
@@ -226,7 +226,7 @@ class Flow:
         return stop
 
     async def run(self, notify: Notify) -> None:
-        """The :class:`~inspector.feed.Feed` protocol: notify until the exchange ends."""
+        """The :class:`~inspector.feeds.Feed` protocol: notify until the exchange ends."""
         stop = self.watch(notify)
         try:
             notify()

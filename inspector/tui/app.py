@@ -3,7 +3,7 @@
 ``InspectorApp(source)`` takes
 
 * a :class:`~inspector.core.trace.Trace` — a capture already normalized;
-* a :class:`~inspector.feed.Feed` — a trace that grows while it is shown: the
+* a :class:`~inspector.feeds.Feed` — a trace that grows while it is shown: the
   app runs ``feed.run(notify)`` in an async worker on its own event loop (so
   the trace is only mutated on the thread that renders it) and repaints at
   most :attr:`InspectorApp.repaint_rate` times a second however often
@@ -27,7 +27,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from ..core.trace import Trace
-from ..feed import Feed
+from ..feeds import Feed
 from .screens.main import MainScreen
 from .screens.picker import PickerScreen
 from .throttle import RepaintThrottle

@@ -241,9 +241,10 @@ def test_the_leak_check_refuses_an_export_that_would_still_hold_an_encoded_key(
 ) -> None:
     # Simulate a rewriter that misses the key: the verification alone must refuse,
     # without printing the key.
-    import inspector.export as export
+    import inspector.export.anonymizer as anonymizer
 
-    monkeypatch.setattr(export, "rewrite_owned", lambda holder, ctx, whole_json=False: holder.pop())
+    unchanged = lambda body, ctx, whole_json=False: body.take()  # noqa: E731
+    monkeypatch.setattr(anonymizer, "rewrite_body", unchanged)
     whole = arguments_text(all_escaped(KEY))
     body = anthropic(fragments(whole, 4), whole).encode()
     source = write_capture(tmp_path / "in.jsonl", "anthropic", body, 23)

@@ -27,7 +27,7 @@ from inspector.capture import Recording, load_recording
 from inspector.core.normalizer import Normalizer
 from inspector.core.trace import Trace, TransportEnd
 from inspector.export import ExportOptions, export_capture
-from inspector.feed import ReplayFeed
+from inspector.feeds import ReplayFeed
 from inspector.tui import InspectorApp
 from inspector.tui.commands import commands_for
 from inspector.tui.screens import export as export_screen

@@ -11,7 +11,7 @@ import orjson
 from inspector.capture import Recording, load_recording
 from inspector.core.normalizer import Normalizer
 from inspector.core.trace import Trace, TransportEnd
-from inspector.feed import ReplayFeed
+from inspector.feeds import ReplayFeed
 from inspector.tui import InspectorApp
 from inspector.tui.screens.main import MainScreen
 

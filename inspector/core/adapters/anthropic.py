@@ -41,20 +41,22 @@ opens a ``tool_use`` block's ``input_json_delta`` run) produce no event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
 from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .plain import Param, Plain, Shape
 
 __all__ = [
     "BLOCK_TYPES",
     "DELTA_TYPES",
     "FINAL_SIGNALS",
+    "PLAIN",
     "STOP_REASONS",
     "AnthropicAdapter",
     "normalize_usage",
@@ -160,6 +162,33 @@ EVENT_FIELDS: Final[FieldTable] = {
     "error": {"type": READ, "error": READ, "request_id": IGNORED},
 }  # fmt: skip
 
+
+def _plain_delta(delta_type: str, field: str) -> Shape:
+    """A ``content_block_delta`` of ``delta_type`` for the lane's block, nothing else in it."""
+    return Shape(
+        text=("delta", field),
+        keys={(): frozenset({"type", "index", "delta"}), ("delta",): frozenset({"type", field})},
+        equal={
+            ("type",): "content_block_delta",
+            ("index",): Param("index"),
+            ("delta", "type"): delta_type,
+        },
+        templates=True,
+    )
+
+
+PLAIN: Final = Plain(
+    shapes={
+        # By the lane's delta kind and its block's mode: which delta type continues it.
+        (kind, mode): _plain_delta(delta_type, field)
+        for delta_type, (kind, field, modes) in DELTA_TYPES.items()
+        if kind != "citation"
+        for mode in modes
+    }
+)
+"""What a plain event is (see :mod:`.plain`): the fast path's one description. It
+changes no state (the event names its block)."""
+
 # Keys of a usage object that hold token counts, as Anthropic names them.
 _FRESH = "input_tokens"
 _CACHE_WRITE = "cache_creation_input_tokens"
@@ -221,6 +250,7 @@ class AnthropicAdapter(Adapter):
     """Anthropic Messages stream events to actions; see the module's final-signal table."""
 
     provider = "anthropic"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -280,56 +310,13 @@ class AnthropicAdapter(Adapter):
                 return "content_block_delta:opaque"
         return kind
 
-    def lane(self) -> tuple[int, str] | None:
-        """The block and delta kind of the last delta: what a plain frame extends."""
-        return self._lane
-
-    def plain_run(
-        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
-    ) -> tuple[list[str], Any]:
-        """``content_block_delta`` events of the lane's block and kind (see Adapter).
-
-        Such an event changes no state. Which delta types qualify depends only
-        on the lane and its block's mode, which stay put for the whole run, so
-        they are worked out once: per frame there is one lookup.
-        """
-        texts: list[str] = []
+    def lane(self) -> Lane | None:
+        """The block and delta kind of the last delta: what a plain event extends."""
         lane = self._lane
         if lane is None:
-            return texts, NOT_PARSED
-        lane_index, lane_kind = lane
-        mode = self.modes.get(lane_index)
-        fields = {  # delta type -> the field holding its fragment
-            delta_type: field
-            for delta_type, (kind, field, modes) in DELTA_TYPES.items()
-            if kind == lane_kind and mode in modes
-        }
-        append = texts.append
-        loads = orjson.loads
-        stopped: Any = NOT_PARSED
-        for i in range(start, len(payloads)):
-            try:
-                data = loads(payloads[i])
-            except orjson.JSONDecodeError:
-                break
-            stopped = data
-            if type(data) is not dict or data.get("type") != "content_block_delta":
-                break
-            index = data.get("index")
-            delta = data.get("delta")
-            # (an index that is a bool is not one, as _index says)
-            if type(index) is not int or index != lane_index or type(delta) is not dict:
-                break
-            if len(data) != 3 or len(delta) != 2:
-                break  # another field: the slow path accounts for it (v1.1)
-            delta_type = delta.get("type")
-            field = fields.get(delta_type) if type(delta_type) is str else None
-            value = delta.get(field) if field is not None else None
-            if type(value) is not str or not value:
-                break
-            append(value)
-            stopped = NOT_PARSED
-        return texts, stopped
+            return None
+        key = (lane[1], self.modes.get(lane[0]))
+        return (lane[0], lane[1], key, (lane[0],)) if key in PLAIN.shapes else None
 
     def eof_note(self) -> str | None:
         """Say when the stop reason was announced but ``message_stop`` never came."""

@@ -11,7 +11,7 @@ interruption — and ``docs/providers.md`` repeats it for users.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 import orjson
@@ -19,11 +19,14 @@ import orjson
 from ..actions import Action, Fail
 from ..errors import category_for, detail_category
 from ..sse import Frame
+from .plain import NOT_PARSED, Plain
+from .template import Learner
 
 __all__ = [
     "NOT_PARSED",
     "NO_RUN",
     "Adapter",
+    "Lane",
     "bare_error",
     "error_from_body",
     "fail_from_error_object",
@@ -36,8 +39,12 @@ __all__ = [
 
 #: What :meth:`Adapter.feed_run` returns when no frame starts a run.
 NO_RUN: Final[tuple[int, str, list[str]]] = (-1, "", [])
-#: :meth:`Adapter.plain_run`'s "no parsed JSON to keep" (None is valid JSON).
-NOT_PARSED: Final[Any] = object()
+
+#: What :meth:`Adapter.lane` names: ``(block index, delta kind, shape key, params)`` —
+#: the block a plain frame extends now, with which delta kind, the key of its
+#: :class:`~.plain.Shape` in the adapter's description and the values of that
+#: shape's :class:`~.plain.Param` (in order).
+Lane = tuple[int, str, Hashable, tuple[Any, ...]]
 
 
 class Adapter(ABC):
@@ -47,73 +54,38 @@ class Adapter(ABC):
     --------------------
     Most frames of a stream carry one more fragment for the block being
     written, and nothing else. Besides :meth:`feed`, an adapter may take such
-    frames in bulk: :meth:`feed_run` parses frames until one is not *plain*
-    and returns their texts, which the normalizer hands to the machine at
-    once instead of one :class:`~inspector.core.actions.Delta` per frame.
-    An adapter opts in with two methods: :meth:`lane`, the block and delta
-    kind a plain frame extends right now, and :meth:`plain` (or
-    :meth:`plain_run`, the same test for a whole run), which says whether
-    one parsed frame is exactly that — ``feed`` would return
-    ``[Delta(*lane, text)]`` for it — and if so makes the same changes to the
-    adapter's state that ``feed`` would and returns the text. Anything else
-    is left untouched for ``feed``, which then reuses the parsed JSON
-    (:meth:`_json`) instead of parsing the frame again.
+    frames in bulk: it describes what a *plain* frame is in
+    :attr:`plain_frames` (a :class:`~.plain.Plain`, see :mod:`.plain`) and
+    says in :meth:`lane` which of its shapes may come now and for which
+    block. :meth:`feed_run` then runs the description's compiled loop over
+    the frames and returns their texts, which the normalizer hands to the
+    machine at once instead of one :class:`~inspector.core.actions.Delta`
+    per frame. The first frame that is not plain is left to :meth:`feed`,
+    which reuses its parsed JSON (:meth:`_json`) rather than parsing it again.
+    That is all an adapter writes for the fast path: its rules stay in
+    ``feed``, and a description that accepts only what ``feed`` maps to
+    ``[Delta(block, kind, text)]`` (plus the fields it names) cannot change
+    what a stream normalizes to.
     """
 
     provider: ClassVar[str]
+    #: What a plain frame of this protocol is; None: every frame goes through feed.
+    plain_frames: ClassVar[Plain | None] = None
     #: The index of the frame a run parsed last and stopped at, with its JSON.
     _parsed: tuple[int, Any] | None = None
+    #: Templates of the shapes that use them, by shape key (made on first use).
+    _learners: dict[Hashable, Learner] | None = None
 
     @abstractmethod
     def feed(self, frame: Frame) -> list[Action]:
         """Actions for one data frame (comments never reach an adapter)."""
 
-    def lane(self) -> tuple[int, str] | None:
-        """``(block index, delta kind)`` a plain frame extends now; None: no runs now."""
+    def lane(self) -> Lane | None:
+        """The block a plain frame extends now and how (see :data:`Lane`); None: no runs now."""
         return None
 
-    def plain(self, event: str, data: dict[str, Any]) -> str | None:
-        """The text if ``feed`` would map this frame to exactly ``[Delta(*lane, text)]``.
-
-        ``event`` is the frame's SSE event type and ``data`` its parsed JSON
-        object. On a text, the adapter's state has changed as ``feed`` would
-        have changed it; on None, not at all. (Used by the default
-        :meth:`plain_run`; an adapter that overrides that need not define it.)
-        """
-        return None
-
-    def plain_run(
-        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
-    ) -> tuple[list[str], Any]:
-        """The texts of the plain frames from ``start`` on, and what stopped them.
-
-        ``events[i]`` and ``payloads[i]`` are one frame's SSE event type and
-        data (text, or the undecoded bytes of a
-        :class:`~inspector.core.sse.FrameRun`, which ``orjson`` parses alike;
-        all of one type in a call, which adapters' templates rely on).
-        Each payload is parsed and checked with :meth:`plain` until one is not
-        plain; the second item is that frame's parsed JSON, for ``feed`` to
-        reuse, or :data:`NOT_PARSED` when it did not parse (``feed`` parses it
-        again, to say why) or every frame was plain. Adapters override this
-        with :meth:`plain`'s checks written into the loop: a call per frame is
-        a good part of what a plain frame costs.
-        """
-        texts: list[str] = []
-        append = texts.append
-        plain = self.plain
-        loads = orjson.loads
-        for i in range(start, len(payloads)):
-            try:
-                data = loads(payloads[i])
-            except orjson.JSONDecodeError:
-                break
-            if type(data) is not dict:
-                return texts, data
-            text = plain(events[i], data)
-            if text is None:
-                return texts, data
-            append(text)
-        return texts, NOT_PARSED
+    def took_plain(self, texts: list[str]) -> None:  # noqa: B027 (most adapters keep nothing)
+        """Bookkeeping ``feed`` would do for these plain frames beyond the description's fields."""
 
     def feed_run(
         self, events: Sequence[str], payloads: Sequence[str | bytes], start: int, index: int
@@ -121,19 +93,34 @@ class Adapter(ABC):
         """``(block, delta kind, texts)`` of the plain frames from ``start`` on.
 
         ``events`` and ``payloads`` are the event types and data of consecutive
-        frames, the first of which is frame ``index`` (a comment's data is
-        empty, which is not JSON, so a comment ends a run). The texts are
-        :meth:`plain_run`'s: an empty list when frame ``index + start`` is not
-        plain, or the adapter has no :meth:`lane`.
+        frames, the first of which is frame ``index`` (data as text, or the
+        undecoded bytes of a decoder's run, which ``orjson`` parses alike; a
+        comment's data is empty, which is not JSON, so a comment ends a run).
+        The texts are empty when frame ``index + start`` is not plain, or the
+        adapter has no lane now.
         """
         lane = self.lane()
         parsed = self._parsed
         if lane is None or (parsed is not None and parsed[0] == index + start):
             return NO_RUN  # known not to be plain: it stopped the previous run
-        texts, stopped = self.plain_run(events, payloads, start)
+        block, kind, key, params = lane
+        plain = self.plain_frames
+        assert plain is not None  # (a lane names one of its shapes)
+        learner = None
+        shape = plain.shapes[key]
+        if shape.templates:
+            learners = self._learners
+            if learners is None:
+                learners = self._learners = {}
+            learner = learners.get(key)
+            if learner is None:
+                learner = learners[key] = Learner(shape.text)
+        texts, stopped = plain.runners[key](self, events, payloads, start, params, learner)
         if stopped is not NOT_PARSED:
             self._parsed = (index + start + len(texts), stopped)
-        return lane[0], lane[1], texts
+        if texts:
+            self.took_plain(texts)
+        return block, kind, texts
 
     def _json(self, frame: Frame) -> Any:
         """``orjson.loads(frame.data)``, or what a run already parsed of it."""

@@ -43,7 +43,7 @@ arguments (``partialArgs``) are turned into JSON text by :class:`ArgsWriter`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Final
 
@@ -51,22 +51,17 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import (
-    NOT_PARSED,
-    Adapter,
-    fail_from_error_object,
-    int_or_none,
-    json_problem,
-    last_value,
-)
-from .fields import IGNORED, READ, FieldAccount, FieldTable, Shape
-from .template import Learner, Path
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .fields import Shape as FieldShape
+from .plain import Last, Plain, Shape
 
 __all__ = [
     "DONE_FINISH_REASONS",
     "FAILED_FINISH_REASONS",
     "FINAL_SIGNALS",
     "OPAQUE_PARTS",
+    "PLAIN",
     "ArgsWriter",
     "GeminiAdapter",
     "normalize_usage",
@@ -141,7 +136,7 @@ _PART_META: Final = frozenset(
 # v1.1 unread-field accounting: the fields of a response the adapter reads, and
 # those it reads only to ignore. Parts are read whole (a part type the adapter
 # does not know is an ``unknown_part`` warning of its own).
-CANDIDATE_FIELDS: Final[Shape] = {
+CANDIDATE_FIELDS: Final[FieldShape] = {
     "content": {"parts": READ, "role": IGNORED},
     "finishReason": READ,
     "finishMessage": READ,
@@ -190,16 +185,39 @@ _VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
 Segment = str | int  # an object key, or an array index
 
 
-# The SSE event type of a plain response, when the stream names its events.
-_MESSAGE: Final = frozenset({"message"})
-# Where a plain response's text is: what a template cuts out (see template.py).
-TEXT_PATH: Final[Path] = ("candidates", 0, "content", "parts", 0, "text")
+PLAIN: Final = Plain(
+    shapes={
+        # Nearly every response: the usual fields and candidate 0, with one text part
+        # continuing the open (non-thought) text block.
+        "text": Shape(
+            text=("candidates", 0, "content", "parts", 0, "text"),
+            keys={
+                (): _USUAL_TOP,
+                ("candidates", 0): _PLAIN_CANDIDATE,
+                ("candidates", 0, "content"): frozenset({"parts", "role"}),
+                ("candidates", 0, "content", "parts", 0): frozenset({"text"}),
+            },
+            equal={("candidates", 0, "index"): 0},
+            defaults={("candidates", 0, "index"): 0},
+            events=frozenset({"message"}),  # Gemini never names its events
+            templates=True,
+        )
+    },
+    # What _response records of every response (the usage: running counts).
+    fields={
+        "model": Last("modelVersion", str),
+        "response_id": Last("responseId", str),
+        "usage": Last("usageMetadata", dict),
+    },
+)
+"""What a plain response is (see :mod:`.plain`): the fast path's one description."""
 
 
 class GeminiAdapter(Adapter):
     """``GenerateContentResponse`` frames to actions; see the module's final-signal table."""
 
     provider = "gemini"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -210,7 +228,6 @@ class GeminiAdapter(Adapter):
         self.produced = False  # text, a call or an opaque part: something beyond reasoning
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
-        self.templates = Learner(TEXT_PATH)
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
@@ -252,127 +269,16 @@ class GeminiAdapter(Adapter):
                 out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
         return out
 
-    def lane(self) -> tuple[int, str] | None:
-        """The open (non-thought) text block: what a plain response extends."""
-        block = self.text_block
-        return (block[1], "text") if block is not None and not block[0] else None
-
-    def plain_run(
-        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
-    ) -> tuple[list[str], Any]:
-        """Nearly every response: the usual fields and one candidate with one text part.
-
-        The checks are ``_response``'s and ``_part``'s for such a response,
-        written out in the loop. It changes nothing but what those record of
-        every response (the model, the id, the usage: the last response that
-        has one wins, looked up once when the run stops) and ``produced``. A
-        response that is the stream's template around another text (see
-        ``template.py``) parses to the template's response but for the text:
-        only its text is read.
-        """
-        texts: list[str] = []
+    def lane(self) -> Lane | None:
+        """The open non-thought text block, before a finishReason: what plain responses extend."""
         block = self.text_block
         if block is None or block[0] or self.finish_reason is not None:
-            return texts, NOT_PARSED
-        append = texts.append
-        last: dict[str, Any] | None = None  # the run's last plain response (the others die young)
-        loads = orjson.loads
-        JSONDecodeError = orjson.JSONDecodeError
-        usual_top = _USUAL_TOP.issuperset
-        usual_candidate = _PLAIN_CANDIDATE.issuperset
-        # A decoder's run of data-only events is all "message": one C-level count.
-        named = events.count("message") != len(events)
-        stopped: Any = NOT_PARSED
-        learner = self.templates
-        cut = learner.cut_for(payloads[start]) if start < len(payloads) else None
-        names = _MESSAGE if named else None
-        hits = 0
-        i, count = start, len(payloads)
-        while i < count:
-            if cut is not None:
-                # Payloads with the template's bytes around their text: only it is read.
-                read = cut.read(payloads, i, events, names, append)
-                if read:
-                    last = cut.data
-                    hits += read
-                    i += read
-                    if i == count:
-                        break
-            payload = payloads[i]
-            try:
-                data = loads(payload)
-            except JSONDecodeError:
-                break
-            stopped = data
-            # No type checks on the way down: of what orjson returns only a dict takes
-            # a str key and only a list or a str an int index, so any other shape
-            # raises (a str or a list at its str key, a number in issuperset) or fails
-            # a test of the dict it should be, and is not plain.
-            try:
-                candidates = data["candidates"]
-                if (
-                    len(candidates) != 1
-                    or not usual_top(data)
-                    or (named and events[i] != "message")
-                ):
-                    break
-                candidate = candidates[0]
-                if not usual_candidate(candidate):
-                    break
-                content = candidate["content"]
-                if not _PLAIN_CONTENT.issuperset(content):
-                    break  # another field: the slow path accounts for it (v1.1)
-                parts = content["parts"]
-                if len(parts) != 1 or candidate.get("index", 0) != 0:
-                    break
-                part = parts[0]
-                if len(part) != 1:
-                    break
-                text = part["text"]
-            except (KeyError, TypeError):
-                break
-            if type(text) is not str or not text:
-                break
-            last = data
-            append(text)
-            stopped = NOT_PARSED
-            if learner.missed(payload, data):
-                cut = learner.cut_for(payload)
-            i += 1
-        if hits:
-            learner.used()
-        if last is not None:
-            self._note_plain(last, payloads, start, len(texts))
-            self.produced = True
-        return texts, stopped
+            return None
+        return block[1], "text", "text", ()
 
-    def _note_plain(
-        self, last: dict[str, Any], payloads: Sequence[str | bytes], start: int, count: int
-    ) -> None:
-        """:meth:`_note_last` for the ``count`` plain responses from ``payloads[start]``.
-
-        The last one nearly always has all three values; only when it does not
-        are the others parsed again (not kept while the run is checked: holding
-        every response of a chunk costs more than the rare second parse).
-        """
-        model, response_id = last.get("modelVersion"), last.get("responseId")
-        usage = last.get("usageMetadata")
-        if isinstance(model, str) and isinstance(response_id, str) and isinstance(usage, dict):
-            self.model, self.response_id, self.usage = model, response_id, usage
-        else:
-            self._note_last([orjson.loads(payloads[i]) for i in range(start, start + count)])
-
-    def _note_last(self, responses: list[dict[str, Any]]) -> None:
-        """What _response records of each response in turn, done from the last one back."""
-        model = last_value(responses, "modelVersion", str)
-        if model is not None:
-            self.model = model
-        response_id = last_value(responses, "responseId", str)
-        if response_id is not None:
-            self.response_id = response_id
-        usage = last_value(responses, "usageMetadata", dict)
-        if usage is not None:
-            self.usage = usage
+    def took_plain(self, texts: list[str]) -> None:
+        """Text was produced (what ``_text`` records)."""
+        self.produced = True
 
     def eof_note(self) -> str | None:
         """Say what was missing when the bytes end without a ``finishReason``."""
@@ -469,13 +375,6 @@ class GeminiAdapter(Adapter):
     # -- parts -----------------------------------------------------------------
 
     def _part(self, part: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        text = part.get("text")
-        block = self.text_block
-        if len(part) == 1 and isinstance(text, str) and text and block and not block[0]:
-            # Nearly every part: {"text": "..."} continuing the open text block.
-            out.append(Delta(block[1], "text", text))
-            self.produced = True
-            return
         signature = part.get("thoughtSignature")
         if not isinstance(signature, str) or not signature:
             signature = None

@@ -41,26 +41,20 @@ client tool call turns a ``stop``/``other`` finish into ``tool_calls``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import (
-    NOT_PARSED,
-    Adapter,
-    fail_from_error_object,
-    int_or_none,
-    json_problem,
-    last_value,
-)
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
 from .dialects import Dialect, by_field, by_host, by_model, merged
-from .fields import IGNORED, READ, Shape, unread_paths, unread_warning
-from .template import Learner, Path
+from .fields import IGNORED, READ, unread_paths, unread_warning
+from .fields import Shape as FieldShape
+from .plain import Each, Last, Plain, Shape
 
-__all__ = ["CHUNK_FIELDS", "FINISH_REASONS", "OpenAIChatAdapter"]
+__all__ = ["CHUNK_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
 
 FINISH_REASONS: Final[dict[str, str]] = {
     "stop": "stop",
@@ -87,8 +81,8 @@ CHAT_EVENTS: Final = frozenset({"message", "error"})
 
 # The fields of a chunk the adapter reads, and those it reads only to ignore
 # (v1.1 unread-field accounting; a dialect row adds its server's own).
-_FUNCTION: Final[Shape] = {"name": READ, "arguments": READ}
-DELTA_FIELDS: Final[Shape] = {
+_FUNCTION: Final[FieldShape] = {"name": READ, "arguments": READ}
+DELTA_FIELDS: Final[FieldShape] = {
     "role": IGNORED,
     "content": READ,
     "reasoning_content": READ,
@@ -103,7 +97,7 @@ DELTA_FIELDS: Final[Shape] = {
     # gpt-oss (harmony) channel name; the reasoning itself is in `reasoning`.
     "channel": IGNORED,
 }
-CHUNK_FIELDS: Final[Shape] = {
+CHUNK_FIELDS: Final[FieldShape] = {
     "id": READ,
     "object": READ,
     "created": IGNORED,
@@ -118,25 +112,52 @@ CHUNK_FIELDS: Final[Shape] = {
     "choices": {"index": READ, "delta": DELTA_FIELDS, "finish_reason": READ, "logprobs": IGNORED},
 }
 
-# A plain chunk has no field beyond these (any other is read, or warned about, by feed).
-PLAIN_KEYS: Final = frozenset(k for k, v in CHUNK_FIELDS.items() if v == IGNORED) | {
-    "id", "object", "model", "usage", "choices"}  # fmt: skip
-PLAIN_CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason", "logprobs"})
-
 # Mistral's content chunks: chunk type -> (block kind, provider_type).
 CONTENT_CHUNKS: Final[dict[str, tuple[str, str]]] = {
     "text": ("text", "content"),
     "thinking": ("reasoning", "thinking"),
 }
 
-# Where a plain chunk's text is: what a template cuts out (see template.py).
-TEXT_PATH: Final[Path] = ("choices", 0, "delta", "content")
+# The fields of a chunk, and of its choice, that a plain chunk may have.
+CHUNK_KEYS: Final = frozenset(
+    {"id", "object", "created", "model", "system_fingerprint", "service_tier", "choices",
+     "usage", "obfuscation"}
+)  # fmt: skip
+CHOICE_KEYS: Final = frozenset({"index", "delta", "finish_reason", "logprobs"})
+
+PLAIN: Final = Plain(
+    shapes={
+        # Nearly every chunk: choice 0, whose delta is only more ``content`` for the open
+        # text block, and no finish_reason.
+        "content": Shape(
+            text=("choices", 0, "delta", "content"),
+            keys={
+                (): CHUNK_KEYS,
+                ("choices", 0): CHOICE_KEYS,
+                ("choices", 0, "delta"): frozenset({"content"}),
+            },
+            equal={("choices", 0, "index"): 0},
+            defaults={("choices", 0, "index"): 0},
+            null=(("choices", 0, "finish_reason"), ("choices", 0, "logprobs")),
+            events=CHAT_EVENTS,
+            templates=True,
+        )
+    },
+    # What _note records of every chunk.
+    fields={
+        "model": Last("model", str),
+        "response_id": Last("id", str),
+        "usage": Each("usage", dict, lambda usage: normalize_usage(usage)),  # (defined below)
+    },
+)
+"""What a plain chunk is (see :mod:`.plain`): the fast path's one description."""
 
 
 class OpenAIChatAdapter(Adapter):
     """Chat Completions chunks (``chat.completion.chunk``) to actions."""
 
     provider = "openai-chat"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -150,10 +171,9 @@ class OpenAIChatAdapter(Adapter):
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned: set[str] = set()
-        self.templates = Learner(TEXT_PATH)
         # v1.1 (slow path only): dialect, unread fields, server-run tools, citations.
         self.dialects: list[Dialect] = []
-        self.shape: Shape = CHUNK_FIELDS
+        self.shape: FieldShape = CHUNK_FIELDS
         self.unread: set[str] = set()
         self.opaque_blocks: dict[Any, int] = {}  # executed tool index -> block index
         self.open_opaque: list[int] = []
@@ -200,125 +220,14 @@ class OpenAIChatAdapter(Adapter):
             out.append(Ignore(f"frame {frame.index}: a chunk without choices or usage"))
         return out
 
-    def lane(self) -> tuple[int, str] | None:
+    def lane(self) -> Lane | None:
         """The open ``content`` text block: what a plain chunk extends."""
         block = self.text_block
-        return (block[1], "text") if block is not None and block[0] == "content" else None
-
-    def plain_run(
-        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
-    ) -> tuple[list[str], Any]:
-        """Nearly every chunk: one choice whose delta is only ``content`` (see Adapter).
-
-        The checks are ``feed``'s, written out in the loop. Such a chunk changes
-        nothing but what ``_note`` records, where the last chunk that has a
-        value wins: the model and the id (in every chunk) are looked up once,
-        from the end, when the run stops; the usage (nearly never there) as it
-        comes. A chunk that is the stream's template around another text (see
-        ``template.py``) parses to the template's chunk but for the text, so
-        it passes the same checks and records the same values: only its text
-        is read.
-        """
-        texts: list[str] = []
-        append = texts.append
-        last: dict[str, Any] | None = None  # the run's last plain chunk (the others die young)
-        loads = orjson.loads
-        JSONDecodeError = orjson.JSONDecodeError
-        open_finish = self.finish_reason is None  # a finish_reason would be news
-        chat = CHAT_EVENTS
-        # A decoder's run of data-only events is all "message": one C-level count.
-        named = events.count("message") != len(events)
-        stopped: Any = NOT_PARSED
-        learner = self.templates
-        cut = learner.cut_for(payloads[start]) if start < len(payloads) else None
-        names = chat if named else None
-        hits = 0
-        i, count = start, len(payloads)
-        while i < count:
-            if cut is not None:
-                # Payloads with the template's bytes around their text: only it is read.
-                read = cut.read(payloads, i, events, names, append)
-                if read:
-                    last = cut.data
-                    hits += read
-                    i += read
-                    if i == count:
-                        break
-            payload = payloads[i]
-            try:
-                data = loads(payload)
-            except JSONDecodeError:
-                break
-            stopped = data
-            # No type checks on the way down: of what orjson returns only a dict takes
-            # a str key and only a list or a str an int index, so any other shape
-            # raises (a str choice or delta as well, at its str key) and is not plain.
-            try:
-                choices = data["choices"]
-                if len(choices) != 1 or (named and events[i] not in chat):
-                    break
-                choice = choices[0]
-                delta = choice["delta"]
-                if len(delta) != 1:
-                    break
-                text = delta["content"]
-                try:  # (subscripts, not get(): both keys are in every real chunk)
-                    index = choice["index"]
-                    finish = choice["finish_reason"]
-                except KeyError:
-                    index = choice.get("index", 0)
-                    finish = choice.get("finish_reason")
-            except (KeyError, TypeError):
-                break
-            if type(text) is not str or not text or index != 0:
-                break
-            if not (data.keys() <= PLAIN_KEYS and choice.keys() <= PLAIN_CHOICE_KEYS):
-                break  # another field: the slow path accounts for it (v1.1)
-            if open_finish and finish and isinstance(finish, str):
-                break
-            if "error" in data and isinstance(data["error"], dict):
-                break
-            usage = None
-            if "usage" in data:  # (rare: a single lookup when absent)
-                usage = data["usage"]
-                if isinstance(usage, dict):
-                    self.usage = normalize_usage(usage)
-            last = data
-            append(text)
-            stopped = NOT_PARSED
-            # A chunk's usage is state a template would skip: such a chunk is not one.
-            if not isinstance(usage, dict) and learner.missed(payload, data):
-                cut = learner.cut_for(payload)
-            i += 1
-        if hits:
-            learner.used()
-        if last is not None:
-            self._note_plain(last, payloads, start, len(texts))
-        return texts, stopped
-
-    def _note_plain(
-        self, last: dict[str, Any], payloads: Sequence[str | bytes], start: int, count: int
-    ) -> None:
-        """:meth:`_note_last` for the ``count`` plain chunks from ``payloads[start]``.
-
-        The last one nearly always has both values; only when it does not are
-        the others parsed again (not kept while the run is checked: holding
-        every chunk of a network chunk costs more than the rare second parse).
-        """
-        model, response_id = last.get("model"), last.get("id")
-        if isinstance(model, str) and isinstance(response_id, str):
-            self.model, self.response_id = model, response_id
-        else:
-            self._note_last([orjson.loads(payloads[i]) for i in range(start, start + count)])
-
-    def _note_last(self, chunks: list[dict[str, Any]]) -> None:
-        """:meth:`_note`'s model and id of each chunk in turn, found from the last one back."""
-        model = last_value(chunks, "model", str)
-        if model is not None:
-            self.model = model
-        response_id = last_value(chunks, "id", str)
-        if response_id is not None:
-            self.response_id = response_id
+        return (
+            (block[1], "text", "content", ())
+            if block is not None and block[0] == "content"
+            else None
+        )
 
     def _note(self, chunk: dict[str, Any]) -> None:
         """What every chunk may update: the model, the response id, the usage."""
@@ -365,20 +274,7 @@ class OpenAIChatAdapter(Adapter):
             return
         delta = choice.get("delta")
         if isinstance(delta, dict):
-            text = delta.get("content")
-            block = self.text_block
-            if (
-                len(delta) == 1
-                and block is not None
-                and block[0] == "content"
-                and isinstance(text, str)
-                and text
-            ):
-                # Nearly every chunk after the first: {"content": "..."} for the open
-                # text block. The same result as _delta, without its scan of every field.
-                out.append(Delta(block[1], "text", text))
-            else:
-                self._delta(delta, frame, out)
+            self._delta(delta, frame, out)
         finish = choice.get("finish_reason")
         if isinstance(finish, str) and finish and self.finish_reason is None:
             self.finish_reason = finish

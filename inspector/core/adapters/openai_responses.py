@@ -71,7 +71,7 @@ of ``response.created`` does not hide the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
@@ -79,14 +79,18 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import NOT_PARSED, Adapter, fail_from_error_object, int_or_none, json_problem
-from .fields import IGNORED, READ, FieldAccount, Shape
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .fields import IGNORED, READ, FieldAccount
+from .fields import Shape as FieldShape
+from .plain import Last, Param, Plain, Shape
+from .template import Path
 
 __all__ = [
     "FINAL_SIGNALS",
     "INCOMPLETE_REASONS",
     "ITEM_TYPES",
     "PART_KINDS",
+    "PLAIN",
     "QUIET_EVENTS",
     "OpenAIResponsesAdapter",
     "completed_reason",
@@ -234,7 +238,7 @@ WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
 # nothing the done item does not, so they are not accounted. Items and parts
 # are read whole: an opaque block carries them as JSON, and the known kinds
 # are settled against them.
-RESPONSE_OBJECT: Final[Shape] = {
+RESPONSE_OBJECT: Final[FieldShape] = {
     "id": READ, "model": READ, "status": READ, "output": READ, "usage": READ,
     "error": READ, "incomplete_details": READ, "background": READ,
     "object": IGNORED, "created_at": IGNORED, "completed_at": IGNORED,
@@ -249,7 +253,7 @@ RESPONSE_OBJECT: Final[Shape] = {
         IGNORED,
     ),
 }  # fmt: skip
-EVENT_SHAPE: Final[Shape] = {
+EVENT_SHAPE: Final[FieldShape] = {
     "type": READ, "sequence_number": IGNORED, "item_id": READ, "output_index": READ,
     "content_index": READ, "summary_index": READ, "annotation_index": IGNORED,
     "delta": READ, "text": READ, "refusal": READ, "arguments": READ, "input": READ,
@@ -259,17 +263,39 @@ EVENT_SHAPE: Final[Shape] = {
 }  # fmt: skip
 
 
-# The fragment events a block's plain run takes, by the block's delta kind and
-# section: event type -> the field naming its part ("" for an item block, whose
-# part is always 0).
-LANE_FIELDS: Final[dict[tuple[str, int], dict[str, str]]] = {
-    (lane, section): {
-        event: rule.sub_field if section != ITEM else ""
-        for event, rule in FRAGMENT_EVENTS.items()
-        if rule.delta_kind == lane and rule.section == section
-    }
-    for lane, section in {(rule.delta_kind, rule.section) for rule in FRAGMENT_EVENTS.values()}
-}
+# The fields a plain fragment event may have besides the one naming its part.
+_FRAGMENT_KEYS: Final = frozenset(
+    {"type", "item_id", "output_index", "delta", "sequence_number", "logprobs", "obfuscation"}
+)
+
+
+def _plain_fragment(lane: str, section: int) -> Shape:
+    """A fragment event of ``lane`` (a delta kind) for the lane's block, in ``section``."""
+    rules = [r for r in FRAGMENT_EVENTS.values() if (r.delta_kind, r.section) == (lane, section)]
+    types = frozenset(e for e, r in FRAGMENT_EVENTS.items() if r in rules)
+    equal: dict[Path, Any] = {("type",): types, ("output_index",): Param("output")}
+    keys = _FRAGMENT_KEYS
+    if section != ITEM:  # the part's index, 0 when absent (as _key reads it)
+        (sub,) = {rule.sub_field for rule in rules}
+        equal[(sub,)] = Param("part")
+        keys = keys | {sub}
+    return Shape(
+        text=("delta",),
+        keys={(): keys},
+        equal=equal,
+        defaults={(sub,): 0} if section != ITEM else {},
+    )
+
+
+PLAIN: Final = Plain(
+    shapes={
+        (rule.delta_kind, rule.section): _plain_fragment(rule.delta_kind, rule.section)
+        for rule in FRAGMENT_EVENTS.values()
+    },
+    fields={"last_sequence": Last("sequence_number", int)},
+)
+"""What a plain event is (see :mod:`.plain`): a fragment for the lane's block, by the
+lane's delta kind and section (its params: the output index, and the part's)."""
 
 PART_EVENTS: Final[dict[str, _Rule]] = {
     "response.content_part.added": _TEXT,
@@ -295,6 +321,7 @@ class OpenAIResponsesAdapter(Adapter):
     """Responses API events (``response.*``, ``error``) to actions."""
 
     provider = "openai-responses"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -354,75 +381,22 @@ class OpenAIResponsesAdapter(Adapter):
             handler(self, event, data, frame, out)
         return out
 
-    def lane(self) -> tuple[int, str] | None:
-        """The block and delta kind of the last fragment: what a plain frame extends."""
-        lane = self._lane
-        return (lane[0].index, lane[2]) if lane is not None else None
-
-    def plain_run(
-        self, events: Sequence[str], payloads: Sequence[str | bytes], start: int
-    ) -> tuple[list[str], Any]:
-        """Fragment events for the lane's block, by output index (see Adapter).
-
-        The checks are ``feed``'s and ``_fragment``'s for such an event, written
-        out in the loop; the lane and its block stay put for the whole run. It
-        changes nothing but the block's parts and ``last_sequence`` (the last
-        integer ``sequence_number``), recorded once when the run stops.
-        """
-        texts: list[str] = []
+    def lane(self) -> Lane | None:
+        """The block and delta kind of the last fragment: what a plain event extends."""
         lane = self._lane
         if lane is None:
-            return texts, NOT_PARSED
-        block, key, lane_kind = lane
+            return None
+        block, key, kind = lane
         if self.blocks.get(key) is not block:
-            return texts, NOT_PARSED
+            return None
         output, section, sub = key
-        fields = LANE_FIELDS.get((lane_kind, section), {})
-        append = texts.append
-        loads = orjson.loads
-        last_sequence: Any = None
-        stopped: Any = NOT_PARSED
-        for i in range(start, len(payloads)):
-            try:
-                data = loads(payloads[i])
-            except orjson.JSONDecodeError:
-                break
-            stopped = data
-            # No type checks on the way down: of what orjson returns only a dict takes
-            # a str key, and fields (str keys only) gives None for any other hashable
-            # type and raises for the rest; an exception here means not plain.
-            try:
-                field = fields.get(data["type"])
-                if field is None:
-                    break
-                text = data["delta"]
-                output_index = data["output_index"]
-                # (subscripts, not get(): these keys are in every real event)
-                try:
-                    part = data[field] if field else 0
-                except KeyError:
-                    part = 0
-                try:
-                    sequence = data["sequence_number"]
-                except KeyError:
-                    sequence = None
-            except (KeyError, TypeError):
-                break
-            # (not an int: a bool is not one either, as _key says)
-            if type(text) is not str or not text or type(output_index) is not int:
-                break
-            if not data.keys() <= _PLAIN_EVENT_KEYS:
-                break  # another field: the slow path accounts for it (v1.1)
-            if output_index != output or type(part) is not int or part != sub:
-                break
-            if type(sequence) is int:
-                last_sequence = sequence
-            append(text)
-            stopped = NOT_PARSED
-        if last_sequence is not None:
-            self.last_sequence = last_sequence
-        block.parts.extend(texts)
-        return texts, stopped
+        params = (output,) if section == ITEM else (output, sub)
+        return block.index, kind, (kind, section), params
+
+    def took_plain(self, texts: list[str]) -> None:
+        """The block's parts (what ``_append`` records)."""
+        assert self._lane is not None
+        self._lane[0].parts.extend(texts)
 
     def eof_note(self) -> str | None:
         """A background response outlives its stream: say how to pick it up again."""
@@ -913,6 +887,7 @@ _PLAIN_EVENT_KEYS: Final = frozenset(
     {"type", "item_id", "output_index", "content_index", "summary_index", "delta",
      "sequence_number", "logprobs", "obfuscation"}
 )  # fmt: skip
+
 
 def _runs_where(item: Mapping[str, Any]) -> str | None:
     """``client``/``server`` for an item type both run; None when the item does not say.

@@ -3,7 +3,7 @@
 Row *i* of each list is event *i* of that stream, so the two lists line up
 event for event; the first divergence is marked in both (``▶`` and a red
 background) and the cursor starts there. Moving in one list moves the other
-to the same row. The summary above says what :func:`~inspector.interop.diff.
+to the same row. The summary above says what :func:`~inspector.stream_diff.
 report_lines` says. Every value is provider data: shown escaped, never as markup.
 """
 
@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...interop.diff import StreamDiff, comparable, report_lines
+from ...stream_diff import StreamDiff, comparable, report_lines
 from ..rows import event_summary
 from ..textsafe import one_line
 

@@ -86,7 +86,7 @@ def flow_cells(flow: Flow) -> dict[str, Text]:
 
 
 class FlowFeed:
-    """A :class:`~inspector.feed.Feed` over one live flow (the flow drops its trace at the end)."""
+    """A :class:`~inspector.feeds.Feed` over one live flow (the flow drops its trace at the end)."""
 
     def __init__(self, flow: Flow, trace: Trace) -> None:
         self.flow = flow

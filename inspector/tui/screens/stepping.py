@@ -30,7 +30,7 @@ from ..widgets.events import EventsList
 from ..widgets.status import LiveState, StatusLine, status_segments
 
 if TYPE_CHECKING:
-    from ...feed import Feed
+    from ...feeds import Feed
 
 __all__ = ["PLAY_RATE", "SteppingScreen"]
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from ..capture import Recording
-from ..export import render_capture
-from ..export.output import write_file
-from ..library import iter_files_below
-from . import Imported, InteropError, read_file
-from .sniff import sniff_format
+from .capture import Recording
+from .export import render_capture
+from .export.output import write_file
+from .interop import Imported, InteropError, read_file
+from .interop.format_sniff import sniff_format
+from .library import iter_files_below
 
 __all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem"]
 
@@ -134,8 +134,9 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
                 "import it into another folder",
             )
             continue
-        outcome = ImportOutcome(source, result.fmt, skipped=result.skipped,
-                                problems=result.problems)  # fmt: skip
+        outcome = ImportOutcome(
+            source, result.fmt, skipped=result.skipped, problems=result.problems
+        )
         for index, target, rec in targets:
             try:
                 folder.mkdir(parents=True, exist_ok=True)

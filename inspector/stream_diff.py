@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..core.trace import Trace
+from .core.trace import Trace
 
 __all__ = [
     "BlockSummary",
@@ -45,6 +45,7 @@ __all__ = [
     "to_json",
 ]
 
+# Kept as written (fmt: skip): a set of event types, several to a line.
 _EVENT_TYPES: Final = frozenset(
     {"stream.start", "block.start", "block.delta", "block.stop", "stream.done", "stream.error",
      "stream.heartbeat", "stream.warning"}
@@ -173,7 +174,7 @@ def load_side(path: str | Path, provider: str | None = None) -> Side:
 
     Raises :class:`DiffInputError` (a ``ValueError``) when it cannot be read.
     """
-    from ..session import load_trace
+    from .session import load_trace
 
     name = str(path)
     try:
@@ -215,8 +216,9 @@ def first_divergence(
         a = left[i] if i < len(left) else None
         b = right[i] if i < len(right) else None
         if a is None or b is None or comparable(a, exact) != comparable(b, exact):
-            return Divergence(i, dict(a) if a is not None else None,
-                              dict(b) if b is not None else None)  # fmt: skip
+            return Divergence(
+                i, dict(a) if a is not None else None, dict(b) if b is not None else None
+            )
     return None
 
 
@@ -313,8 +315,10 @@ def block_differences(
         if a_args != b_args:
             found.append(_arguments_difference(a_args, b_args))
         if a.closed != b.closed:
-            found.append(f"{'closed' if a.closed else 'left open'} vs "
-                         f"{'closed' if b.closed else 'left open'}")  # fmt: skip
+            found.append(
+                f"{'closed' if a.closed else 'left open'} vs "
+                f"{'closed' if b.closed else 'left open'}"
+            )
         if bool(a.signature) != bool(b.signature):
             found.append(f"signature {a.signature} vs {b.signature} characters")
         if found:
@@ -328,12 +332,18 @@ def terminal_of(events: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if last is None or last.get("type") not in ("stream.done", "stream.error"):
         return {"state": "unfinished"}
     if last.get("type") == "stream.done":
-        return {"state": "completed", "finish_reason": last.get("finish_reason"),
-                "provider_finish_reason": last.get("provider_finish_reason")}  # fmt: skip
+        return {
+            "state": "completed",
+            "finish_reason": last.get("finish_reason"),
+            "provider_finish_reason": last.get("provider_finish_reason"),
+        }
     found = last.get("error")
     error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    return {"state": last.get("status"), "category": error.get("category"),
-            "provider_code": error.get("provider_code")}  # fmt: skip
+    return {
+        "state": last.get("status"),
+        "category": error.get("category"),
+        "provider_code": error.get("provider_code"),
+    }
 
 
 def usage_of(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -486,8 +496,14 @@ def report_lines(diff: StreamDiff) -> list[str]:
 def _shape_json(shape: TimingShape | None) -> dict[str, Any] | None:
     if shape is None:
         return None
-    return {"timed": shape.timed, "ttft": shape.ttft, "total": shape.total,
-            "max_gap": shape.max_gap, "chunks": shape.chunks, "frames": shape.frames}  # fmt: skip
+    return {
+        "timed": shape.timed,
+        "ttft": shape.ttft,
+        "total": shape.total,
+        "max_gap": shape.max_gap,
+        "chunks": shape.chunks,
+        "frames": shape.frames,
+    }
 
 
 def to_json(diff: StreamDiff) -> dict[str, Any]:

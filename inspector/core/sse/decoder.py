@@ -38,12 +38,10 @@ frame completed before it.
 
 A consumer that processes events in bulk (the normalizer) calls
 :meth:`FrameDecoder.feed_runs` instead of :meth:`FrameDecoder.feed`: the same
-frames, but each run of plain events comes as one :class:`FrameRun` — the
-events' names, their data as undecoded bytes and their span bounds, in
-columns — so no :class:`Frame` is built for an event nobody looks at. Runs are
-found with C-level passes over columns of lines (``list.count``, ``map`` of
-``bytes.startswith``); an event whose ``event:`` line ended the previous
-chunk joins the run that follows (see ``_resume``).
+frames, but each run of plain events comes as one
+:class:`~inspector.core.sse.runs.FrameRun` of columns (the run scanner's side,
+:mod:`.runs`, says how they are found and read); an event whose ``event:``
+line ended the previous chunk joins the run that follows (see ``_resume``).
 
 :func:`parse_span` decodes one frame again from its bytes, which is what lets
 a :class:`~inspector.core.trace.Trace` store spans instead of frames.
@@ -52,27 +50,21 @@ a :class:`~inspector.core.trace.Trace` store spans instead of frames.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
-from operator import add, itemgetter
-from typing import Final
+from operator import add
 
-from .sequences import IndexedSequence
+from .frame import Frame
+from .runs import _VALUE, _VALUE_CR, Decoded, FrameRun, _data_prefix, _plain_prefix
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
     "DEFAULT_MAX_LINE",
-    "Decoded",
     "DecoderError",
-    "Frame",
     "FrameDecoder",
-    "FrameRun",
     "FrameTooLarge",
-    "Frames",
     "Tail",
-    "flatten",
     "parse_span",
 ]
 
@@ -81,192 +73,6 @@ DEFAULT_MAX_FRAME = 16 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"(\r\n|\r|\n)")
-# C-level slicers for whole columns of lines (``map`` over a list runs no bytecode).
-_VALUE: Final = itemgetter(slice(6, None))  # a data value, or " " + an event name
-_VALUE_CR: Final = itemgetter(slice(6, -1))
-_HEAD: Final = itemgetter(slice(0, 6))  # where a data line has "data: "
-_DATA_HEADS: Final = {b"data: "}
-_LAST: Final = itemgetter(-1)  # a line's last byte (an int)
-_CRS: Final = {ord("\r")}
-
-
-@dataclass(slots=True)
-class Frame:
-    """One decoded SSE event, or one comment line.
-
-    ``event``/``data``/``id``/``retry`` follow WHATWG (``id`` is the
-    last-event-ID buffer at dispatch time, ``retry`` the value of a valid
-    ``retry`` field inside this event, else None). For a comment frame
-    ``comment`` holds its text (one leading space removed) and ``data`` is
-    empty. ``start``/``end`` are byte offsets in the whole stream (BOM
-    included); ``first_chunk``/``last_chunk`` index the chunks fed to the
-    decoder; ``time`` is the arrival time of the chunk that completed it.
-    """
-
-    index: int
-    event: str
-    data: str
-    id: str
-    retry: int | None
-    comment: str | None
-    start: int
-    end: int
-    first_chunk: int
-    last_chunk: int
-    time: float
-
-    @property
-    def is_comment(self) -> bool:
-        """True for an SSE comment line (``: ...``), which carries no event."""
-        return self.comment is not None
-
-    @property
-    def size(self) -> int:
-        """Bytes this frame occupies on the wire, terminators included."""
-        return self.end - self.start
-
-
-class FrameRun(IndexedSequence[Frame]):
-    """Consecutive plain events of one chunk, kept as columns; frames built on access.
-
-    What :meth:`FrameDecoder.feed_runs` gives for a run of events that all have
-    one plain shape (``data: …``, or ``event: …`` + ``data: …``, then a blank
-    line): no :class:`Frame` per event, only what the frames would hold — the
-    event names, the data values as undecoded bytes, the span bounds (frame
-    ``i`` spans ``bounds[i]`` to ``bounds[i + 1]``) and what every frame of the
-    run shares. ``run[i]`` is the frame :meth:`FrameDecoder.feed` returns for
-    that event (its data decoded with U+FFFD for invalid UTF-8, as the general
-    path decodes it).
-    """
-
-    __slots__ = (
-        "bounds",
-        "chunk",
-        "events",
-        "first_chunk",
-        "first_index",
-        "id",
-        "payloads",
-        "time",
-    )
-
-    def __init__(
-        self,
-        index: int,
-        events: list[str],
-        payloads: list[bytes],
-        bounds: list[int],
-        first_chunk: int,
-        chunk: int,
-        time: float,
-        id: str,
-    ) -> None:
-        self.first_index = index  # the index of the run's first frame
-        self.events = events
-        self.payloads = payloads
-        self.bounds = bounds
-        self.first_chunk = first_chunk  # the first frame's (it may have begun in a held line)
-        self.chunk = chunk  # every other chunk link
-        self.time = time
-        self.id = id
-
-    def __len__(self) -> int:
-        return len(self.payloads)
-
-    @property
-    def end(self) -> int:
-        """Where the last frame ends (the decoder may still extend it by one LF)."""
-        return self.bounds[-1]
-
-    @end.setter
-    def end(self, value: int) -> None:
-        self.bounds[-1] = value
-
-    @property
-    def last_index(self) -> int:
-        """The index of the run's last frame."""
-        return self.first_index + len(self.payloads) - 1
-
-    def _get(self, at: int) -> Frame:
-        bounds = self.bounds
-        return Frame(
-            self.first_index + at, self.events[at], self.payloads[at].decode("utf-8", "replace"),
-            self.id, None, None, bounds[at], bounds[at + 1],
-            self.chunk if at else self.first_chunk, self.chunk, self.time,
-        )  # fmt: skip
-
-    def frames(self) -> list[Frame]:
-        """Every frame of the run (``list(run)``, built field by field: twice as fast)."""
-        out: list[Frame] = []
-        append = out.append
-        new = object.__new__
-        index, last_id, chunk, time = self.first_index, self.id, self.chunk, self.time
-        bounds = self.bounds
-        columns = zip(self.events, self.payloads, bounds, bounds[1:], strict=False)
-        for event, payload, start, end in columns:  # (bounds has one more)
-            frame = new(Frame)
-            frame.index = index
-            frame.event = event
-            try:
-                frame.data = payload.decode()  # strict is the faster call, and nearly always right
-            except UnicodeDecodeError:
-                frame.data = payload.decode("utf-8", "replace")
-            frame.id = last_id
-            frame.retry = frame.comment = None
-            frame.start = start
-            frame.end = end
-            frame.first_chunk = frame.last_chunk = chunk
-            frame.time = time
-            append(frame)
-            index += 1
-        if out:
-            out[0].first_chunk = self.first_chunk
-        return out
-
-
-#: What the decoder hands a pipeline: frames, and runs of plain events as columns.
-Decoded = Frame | FrameRun
-
-
-class Frames(IndexedSequence[Frame]):
-    """Frames and :class:`FrameRun` columns, in order, read as one sequence of frames.
-
-    What a normalizer hands its trace's frame log: the log stores a run's
-    columns without building its frames (see ``FrameLog.extend``), and any
-    other reader sees plain frames (built from a run on access).
-    """
-
-    __slots__ = ("_offsets", "items")
-
-    def __init__(self, items: list[Decoded]) -> None:
-        self.items = items
-        self._offsets: list[int] | None = None
-
-    def _index(self) -> list[int]:
-        if self._offsets is None:
-            sizes = (len(item) if type(item) is FrameRun else 1 for item in self.items)
-            self._offsets = list(accumulate(sizes, initial=0))
-        return self._offsets
-
-    def __len__(self) -> int:
-        return self._index()[-1]
-
-    def _get(self, at: int) -> Frame:
-        offsets = self._index()
-        k = bisect_right(offsets, at) - 1
-        item = self.items[k]
-        return item if isinstance(item, Frame) else item._get(at - offsets[k])
-
-
-def flatten(items: list[Decoded]) -> list[Frame]:
-    """The frames of decoded items, every run built into its frames."""
-    out: list[Frame] = []
-    for item in items:
-        if isinstance(item, Frame):  # (a FrameRun is an ABC: isinstance of it is slow)
-            out.append(item)
-        else:
-            out += item.frames()
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,33 +112,6 @@ class FrameTooLarge(DecoderError):
         self.size = size
         self.limit = limit
         self.offset = offset
-
-
-def _plain_prefix(column: list[bytes], plain: bytes) -> int:
-    """How many items of ``column`` from the first are ``plain`` (one C-level pass if all)."""
-    if column.count(plain) == len(column):
-        return len(column)
-    return next(i for i, item in enumerate(column) if item != plain)
-
-
-def _data_prefix(values: list[bytes], cr: bool) -> int:
-    """How many lines from the first are ``data: …`` lines (ending in their one CR with ``cr``).
-
-    The usual answer, all of them, takes a few C-level passes; only when one
-    fails are the lines looked at one by one.
-    """
-    count = len(values)
-    # (sets of slices and of last bytes: a bound method mapped over a column, such as
-    # bytes.startswith, parses its arguments per call and costs twice as much)
-    if set(map(_HEAD, values)) == _DATA_HEADS and (
-        # Every line ends in a CR, and holds no other: as many CRs as lines.
-        not cr or (set(map(_LAST, values)) == _CRS and b"".join(values).count(b"\r") == count)
-    ):
-        return count
-    for i, line in enumerate(values):
-        if line[:6] != b"data: " or (cr and line.find(b"\r") != len(line) - 1):
-            return i
-    return count
 
 
 class FrameDecoder:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Final
 
 from ..capture import Recording, load_recording
-from ..export.output import write_file
-from .har import write_har
-from .vcr import write_vcr
+from ..interop.har import write_har
+from ..interop.vcr import write_vcr
+from .output import write_file
 
 __all__ = ["EXPORT_FORMATS", "write_exported"]
 

@@ -1,0 +1,87 @@
+"""What anonymizing must keep of a stream besides its events, and how two are compared.
+
+The export verifies that the anonymized capture normalizes like the
+original: the same chunks (count, sizes, times), the same SSE frame
+boundaries, the same transport end and the same event skeleton
+(:mod:`.skeleton`). A :class:`Layout` holds all of that compactly, so the
+original's can be kept while its trace is freed.
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+
+from ..core.trace import Trace
+from ..inputs import Recording
+from .skeleton import EventSummary, Step, first_difference
+
+__all__ = ["Layout", "chunk_columns", "difference", "layout_of"]
+
+
+class Layout:
+    """What anonymizing must keep of a stream besides its skeleton, held compactly.
+
+    Chunk times and sizes, the trace's chunk count and bytes, every frame's
+    span and chunks (start, end, first and last chunk: four columns), and the
+    transport's end — in flat arrays, so the original's can be kept while its
+    trace is freed, and two compared in C.
+    """
+
+    # A plain class, not a NamedTuple: at import that evaluates (compiles) every
+    # field's annotation, a few milliseconds of the command's start-up in all.
+    __slots__ = ("chunk_sizes", "chunk_times", "chunk_totals", "end", "frames", "skeleton")
+
+    def __init__(
+        self,
+        chunk_times: array[float],
+        chunk_sizes: array[int],
+        chunk_totals: tuple[int, int],
+        frames: tuple[array[int], array[int], array[int], array[int]],
+        end: tuple[str | None, float | None],
+        skeleton: list[Step],
+    ) -> None:
+        self.chunk_times = chunk_times
+        self.chunk_sizes = chunk_sizes
+        self.chunk_totals = chunk_totals
+        self.frames = frames
+        self.end = end
+        self.skeleton = skeleton
+
+
+def chunk_columns(rec: Recording) -> tuple[array[float], array[int]]:
+    """The times and sizes of a recording's chunks."""
+    chunks = rec.chunks
+    return (
+        array("d", map(operator.itemgetter(0), chunks)),
+        array("q", map(len, map(operator.itemgetter(1), chunks))),
+    )
+
+
+def layout_of(
+    columns: tuple[array[float], array[int]], trace: Trace, summary: EventSummary
+) -> Layout:
+    """The layout of ``trace`` (``summary``: its events'), normalized from chunk ``columns``."""
+    ended = trace.transport_end
+    return Layout(
+        *columns,
+        (len(trace.chunks), trace.chunks.stored_bytes),
+        trace.frames.span_columns(),  # the stored columns, copied: nothing decoded
+        (ended.reason, ended.time) if ended is not None else (None, None),
+        summary.steps,
+    )
+
+
+def difference(original: Layout, exported: Layout) -> str | None:
+    """How the anonymized stream's layout differs from the original's; None if it does not."""
+    if (original.chunk_times, original.chunk_sizes, original.chunk_totals) != (
+        exported.chunk_times,
+        exported.chunk_sizes,
+        exported.chunk_totals,
+    ):
+        return "the chunks (count, sizes or times) differ"
+    if original.frames != exported.frames:
+        return "the SSE frame boundaries differ"
+    if original.end != exported.end:
+        return "the transport end differs"
+    return first_difference(original.skeleton, exported.skeleton)
