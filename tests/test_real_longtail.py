@@ -35,11 +35,20 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
     "vercel-xai-text-reasoning.sse": ("openai-chat", "completed (stop)", set()),
     "vercel-azure-model-router.sse": ("openai-chat", "completed (stop)", set()),
     "vercel-deepseek-v4-system-fingerprint.sse": ("openai-chat", "completed (stop)", set()),
+    "vercel-deepseek-v4-sampling-length.sse": ("openai-chat", "completed (length)", set()),
+    "vercel-deepseek-v4-pro-thinking-length.sse": ("openai-chat", "completed (length)", set()),
+    "vercel-ai-gateway-xai-provider-metadata.sse": (
+        "openai-chat",
+        "completed (stop)",
+        {"choices[].delta.provider_metadata", "generationId"},
+    ),
 }
 # file -> what "cannot tell" says the body is
 CANNOT_TELL: dict[str, str] = {
     "cohere-v1-command-r.yaml": "it is NDJSON (one JSON document a line: Cohere v1 chat",
     "vercel-cohere-v2-text.sse": "its frames are Cohere v2 chat",
+    "vercel-cohere-v2-cached-usage.sse": "its frames are Cohere v2 chat",
+    "vercel-cohere-v2-empty-tool-call.sse": "its frames are Cohere v2 chat",
 }
 
 
