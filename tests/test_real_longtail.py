@@ -37,6 +37,10 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
     "vercel-deepseek-v4-system-fingerprint.sse": ("openai-chat", "completed (stop)", set()),
     "vercel-deepseek-v4-sampling-length.sse": ("openai-chat", "completed (length)", set()),
     "vercel-deepseek-v4-pro-thinking-length.sse": ("openai-chat", "completed (length)", set()),
+    "vercel-gemini-prompt-blocked.sse": ("gemini", "failed (content_filter)", set()),
+    "vercel-gemma-4-thought-usage.sse": ("gemini", "completed (stop)", set()),
+    "vercel-gemini3-empty-text-signature.sse": ("gemini", "completed (stop)", set()),
+    "vercel-google-429-retry-info.json": ("gemini", "failed (rate_limited)", set()),
     "vercel-ai-gateway-xai-provider-metadata.sse": (
         "openai-chat",
         "completed (stop)",
