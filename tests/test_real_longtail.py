@@ -41,6 +41,8 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
     "vercel-gemma-4-thought-usage.sse": ("gemini", "completed (stop)", set()),
     "vercel-gemini3-empty-text-signature.sse": ("gemini", "completed (stop)", set()),
     "vercel-google-429-retry-info.json": ("gemini", "failed (rate_limited)", set()),
+    "vercel-anthropic-tool-no-args.sse": ("anthropic", "completed (tool_calls)", set()),
+    "vercel-anthropic-message-delta-input-tokens.sse": ("anthropic", "completed (stop)", set()),
     "vercel-ai-gateway-xai-provider-metadata.sse": (
         "openai-chat",
         "completed (stop)",
