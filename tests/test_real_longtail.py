@@ -43,6 +43,8 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
     "vercel-google-429-retry-info.json": ("gemini", "failed (rate_limited)", set()),
     "vercel-anthropic-tool-no-args.sse": ("anthropic", "completed (tool_calls)", set()),
     "vercel-anthropic-message-delta-input-tokens.sse": ("anthropic", "completed (stop)", set()),
+    "vercel-google-usage-only-frame.sse": ("gemini", "interrupted (transport)", set()),
+    "vercel-mistral-usage-live.sse": ("openai-chat", "completed (stop)", set()),
     "vercel-ai-gateway-xai-provider-metadata.sse": (
         "openai-chat",
         "completed (stop)",
