@@ -181,6 +181,16 @@ def _chat_reasoning_detail(p: Preview, detail: Mapping[str, Any]) -> None:
             p.label(key, f"{len(plain_value(detail[key]))} chars", "magenta")
 
 
+def _chat_content_chunk(p: Preview, chunk: Mapping[str, Any]) -> None:
+    kind = chunk.get("type")
+    inner = chunk.get(kind) if isinstance(kind, str) else None
+    parts = inner if isinstance(inner, list) else [chunk]
+    for part in parts:
+        text = _dict(part).get("text")
+        if isinstance(text, str):
+            p.string(text, "italic magenta" if kind == "thinking" else "green")
+
+
 def chat_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
     """OpenAI Chat: the delta's content, reasoning, refusal, tool call; finish; usage."""
     p = Preview()
@@ -205,6 +215,16 @@ def chat_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
             _chat_reasoning_detail(p, _dict(detail))
     for call in delta.get("tool_calls") or ():
         _chat_tool_call(p, _dict(call))
+    # Contract v1.1 dialects: Mistral's content chunks, Groq's server-run tools.
+    content = delta.get("content")
+    for chunk in content if isinstance(content, list) else ():
+        _chat_content_chunk(p, _dict(chunk))
+    for tool in map(_dict, delta.get("executed_tools") or ()):
+        p.word(f"executed {tool.get('type', '?')}", "cyan")
+        if isinstance(tool.get("arguments"), str):
+            p.string(tool["arguments"])
+        if tool.get("output"):
+            p.label("output", f"{len(plain_value(tool['output']))} chars", "cyan")
     reason = choice.get("finish_reason")
     if reason is not None:
         p.label("finish", reason, "bold green" if reason == "stop" else "bold yellow")

@@ -139,12 +139,21 @@ EVENT_FIELDS: Final[FieldTable] = {
     "content_block_start:text": {
         **_TYPE_INDEX, "content_block": {"type": READ, "text": READ, "citations": READ}},
     "content_block_start:tool_use": {
-        **_TYPE_INDEX, "content_block": {"type": READ, "id": READ, "name": READ, "input": READ}},
+        **_TYPE_INDEX,
+        # `caller` is read below: only a call not made directly (code execution's
+        # programmatic tool calling) is worth a warning.
+        "content_block": {"type": READ, "id": READ, "name": READ, "input": READ, "caller": READ},
+    },
     "content_block_start:thinking": {
         **_TYPE_INDEX, "content_block": {"type": READ, "thinking": READ, "signature": READ}},
     "content_block_start:redacted_thinking": {
         **_TYPE_INDEX, "content_block": {"type": READ, "data": READ}},
     "content_block_start:opaque": {**_TYPE_INDEX, "content_block": READ},
+    # (only for a tool_use whose caller is not "direct": everything but it is read)
+    "content_block_start:caller": {
+        **_TYPE_INDEX,
+        "content_block": {"type": READ, "id": READ, "name": READ, "input": READ},
+    },
     "content_block_delta": {
         **_TYPE_INDEX,
         "delta": {"type": READ, **{field: READ for _, field, _ in DELTA_TYPES.values()}},
@@ -395,6 +404,9 @@ class AnthropicAdapter(Adapter):
         else:
             out.append(OpenBlock(index, kind, provider_type))
         out.extend(_START_CONTENT[mode](index, block))
+        caller = block.get("caller")
+        if mode == "tool_use" and isinstance(caller, dict) and caller.get("type") != "direct":
+            self.fields.check("content_block_start:caller", data, frame.index, out)
         if not known:
             out.append(
                 Ignore(
