@@ -94,7 +94,7 @@ def _header(scope: Scope, name: bytes) -> list[str]:
 
 
 class FrontGuard:
-    """ASGI middleware: 421 for a ``Host`` that is not this machine, 403 for a cross-site request."""
+    """ASGI middleware: 421 for a ``Host`` not naming this machine, 403 for a cross-site request."""
 
     def __init__(self, app: ASGIApp, allowed: Callable[[str], bool], log: Log | None = None):
         self.app = app

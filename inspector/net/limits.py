@@ -51,9 +51,7 @@ class FrontLimits:
 #: ``inspector serve``: a replay needs only the request's model.
 SERVE_LIMITS: Final = FrontLimits()
 #: ``inspector proxy``: real requests carry images and long prompts.
-PROXY_LIMITS: Final = FrontLimits(
-    max_body=32 * MIB, max_pending=256 * MIB, max_json=32 * MIB
-)
+PROXY_LIMITS: Final = FrontLimits(max_body=32 * MIB, max_pending=256 * MIB, max_json=32 * MIB)
 
 #: field -> (option, kind, help). ``kind`` is "seconds", "count" or "size".
 FRONT_OPTIONS: Final[dict[str, tuple[str, str, str]]] = {

@@ -265,9 +265,7 @@ def create_app(
         secrets = request_secrets(request.headers.items(), query)
         flow_request = FlowRequest(request.method, path, query, as_sent, body, str(url))
         # Parsing and scrubbing a large JSON body takes a while: not on the event loop.
-        described = await off_loop(
-            describe_request, flow_request, route, secrets, limits.max_json
-        )
+        described = await off_loop(describe_request, flow_request, route, secrets, limits.max_json)
         flow = log.begin(flow_request, route, described.model, secrets, described=described)
         return flow, outgoing
 

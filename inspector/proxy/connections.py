@@ -32,7 +32,9 @@ _AFTER_BREAK: Final = 5.0
 ClientConnections = Connections
 
 
-def registering_protocol(connections: Connections, header_timeout: float = 10.0) -> type[H11Protocol]:
+def registering_protocol(
+    connections: Connections, header_timeout: float = 10.0
+) -> type[H11Protocol]:
     """The front's h11 protocol (registry, ``TCP_NODELAY``, header deadline)."""
     return front_protocol(connections, header_timeout)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from dataclasses import replace
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
 from typing import Any, Final
 
 import orjson
@@ -43,7 +43,6 @@ from ..net.offload import JsonTooLarge
 from ..terminal import escape_controls
 from .catalog import ENDPOINTS, Catalog
 from .errors import RETRY_AFTER_STATUSES, error_body
-from .headers import SafeHeaders, replayed_headers
 from .faults import (
     FAULT_HEADER,
     FAULTS,
@@ -56,6 +55,7 @@ from .faults import (
     iter_plan,
     parse_faults,
 )
+from .headers import SafeHeaders, replayed_headers
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -319,4 +319,3 @@ def create_app(
     guard = Middleware(FrontGuard, allowed=allowed_hosts(host), log=note)
     # SafeHeaders outermost: the guard's refusals get the safe headers too.
     return Starlette(routes=routes, middleware=[Middleware(SafeHeaders), guard])
-

@@ -73,9 +73,12 @@ class ReplayServer:
         max_connections: int | None = None,
         limits: FrontLimits = SERVE_LIMITS,
     ) -> None:
-        given = {"max_body": max_body, "header_timeout": header_timeout,
-                 "max_connections": max_connections}  # fmt: skip
-        limits = replace(limits, **{k: v for k, v in given.items() if v is not None})
+        if max_body is not None:
+            limits = replace(limits, max_body=max_body)
+        if header_timeout is not None:
+            limits = replace(limits, header_timeout=header_timeout)
+        if max_connections is not None:
+            limits = replace(limits, max_connections=max_connections)
         if limits.max_json < limits.max_body:
             limits = replace(limits, max_json=limits.max_body)
         self.limits = limits
