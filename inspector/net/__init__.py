@@ -18,12 +18,27 @@ hold or wait for, and refuses what a browser sends on another site's behalf:
 
 from __future__ import annotations
 
-from .body import BodyBudget, BodyRefused, read_body
-from .guard import FrontGuard, allowed_hosts, allowed_origin, host_name
-from .limits import FrontLimits, add_front_arguments, limits_from_args
-from .offload import off_loop, parse_json
-from .protocol import Connections, front_protocol, kernel_unsent
-from .server import uvicorn_settings
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .body import BodyBudget, BodyRefused, read_body
+    from .guard import FrontGuard, allowed_hosts, allowed_origin, host_name
+    from .limits import FrontLimits, add_front_arguments, limits_from_args
+    from .offload import off_loop, parse_json
+    from .protocol import Connections, front_protocol, kernel_unsent
+    from .server import uvicorn_settings
+
+#: name -> the submodule defining it. Loaded on first use: the CLI registers the
+#: limits' options (:mod:`.limits`) without importing Starlette or uvicorn.
+_WHERE = {
+    "BodyBudget": "body", "BodyRefused": "body", "read_body": "body",
+    "FrontGuard": "guard", "allowed_hosts": "guard", "allowed_origin": "guard",
+    "host_name": "guard", "FrontLimits": "limits", "add_front_arguments": "limits",
+    "limits_from_args": "limits", "off_loop": "offload", "parse_json": "offload",
+    "Connections": "protocol", "front_protocol": "protocol", "kernel_unsent": "protocol",
+    "uvicorn_settings": "server",
+}  # fmt: skip
 
 __all__ = [
     "BodyBudget",
@@ -43,3 +58,10 @@ __all__ = [
     "read_body",
     "uvicorn_settings",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)

@@ -6,6 +6,7 @@ ways, two checks, both before anything else runs:
 * **DNS rebinding** — the page renames its own host to resolve to
   ``127.0.0.1``; its requests then carry ``Host: evil.example``. Only a
   ``Host`` naming this machine is answered (:func:`allowed_hosts`): 421.
+* **oversized headers** — more than the front's ``max_header_bytes``: 431.
 * **cross-site requests** — the page simply posts to ``http://127.0.0.1:8790``
   (a "simple" request needs no CORS preflight, and its side effects — a
   proxied call with the user's upstream, a capture written — happen even
@@ -96,13 +97,28 @@ def _header(scope: Scope, name: bytes) -> list[str]:
 class FrontGuard:
     """ASGI middleware: 421 for a ``Host`` not naming this machine, 403 for a cross-site request."""
 
-    def __init__(self, app: ASGIApp, allowed: Callable[[str], bool], log: Log | None = None):
+    def __init__(
+        self,
+        app: ASGIApp,
+        allowed: Callable[[str], bool],
+        log: Log | None = None,
+        max_header_bytes: int | None = None,
+    ):
         self.app = app
         self.allowed = allowed
         self.log = log
+        self.max_header_bytes = max_header_bytes
 
     def refusal(self, scope: Scope) -> tuple[int, str, str] | None:
         """``(status, short reason, message)`` for a request to refuse, else None."""
+        if self.max_header_bytes is not None:
+            # uvicorn bounds only headers that arrive in several reads; one read can hold more.
+            size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            size += sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+            if size > self.max_header_bytes:
+                return 431, "headers too large", (
+                    f"the request line and headers are larger than {self.max_header_bytes} bytes"
+                )  # fmt: skip
         hosts = _header(scope, b"host")
         raw = hosts[0] if len(hosts) == 1 else None
         name = host_name(raw) if raw else None

@@ -28,6 +28,8 @@ _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLi
 )
 
 T = TypeVar("T")
+#: Bodies shorter than this are parsed at once: a thread would cost more than parsing.
+_INLINE: Final = 2048
 
 
 class JsonTooLarge(ValueError):
@@ -55,6 +57,6 @@ async def parse_json(raw: bytes, budget: int) -> Any:
     """
     if len(raw) > budget:
         raise JsonTooLarge(f"the request body is over {budget} bytes, the most parsed as JSON")
-    if len(raw) < 4096:
-        return orjson.loads(raw)  # a small body: a thread would cost more than parsing it
+    if len(raw) < _INLINE:
+        return orjson.loads(raw)
     return await off_loop(orjson.loads, raw)

@@ -335,7 +335,11 @@ def create_app(
 
     # The front's guard: a Host that is not this machine is a 421 (DNS rebinding),
     # a browser request from another site a 403; then the target becomes a path.
-    guard = Middleware(FrontGuard, allowed=allowed_hosts(settings.listen_host))
+    guard = Middleware(
+        FrontGuard,
+        allowed=allowed_hosts(settings.listen_host),
+        max_header_bytes=limits.max_header_bytes,
+    )
     target = Middleware(TargetForm, upstreams=settings.upstreams)
     return Starlette(
         routes=[StarletteRoute("/{path:path}", forward, methods=METHODS)],

@@ -316,6 +316,8 @@ def create_app(
         for p in ("openai-chat", "openai-responses", "anthropic")
     ]
     routes.append(Route("/v1beta/models/{target}", gemini, methods=["POST"]))
-    guard = Middleware(FrontGuard, allowed=allowed_hosts(host), log=note)
+    guard = Middleware(
+        FrontGuard, allowed=allowed_hosts(host), log=note, max_header_bytes=limits.max_header_bytes
+    )
     # SafeHeaders outermost: the guard's refusals get the safe headers too.
     return Starlette(routes=routes, middleware=[Middleware(SafeHeaders), guard])
