@@ -66,9 +66,12 @@ def server(request: pytest.FixtureRequest, library: Path, tmp_path_factory: pyte
         return
     from .servers_helpers import proxy_to
 
-    with replay_of(library) as upstream:
-        with proxy_to(upstream.url, tmp_path_factory.mktemp("rec"), **proxy_options) as running:
-            yield running
+    recorded = tmp_path_factory.mktemp("rec")
+    with (
+        replay_of(library) as upstream,
+        proxy_to(upstream.url, recorded, **proxy_options) as running,
+    ):
+        yield running
 
 
 def _post(server: Any, **headers: str) -> httpx.Response:
