@@ -99,7 +99,9 @@ def test_every_response_carries_the_safe_headers(
     st.from_regex(r"[a-z][a-z0-9-]{0,30}", fullmatch=True),
     st.from_regex(r"[ -~]{0,60}", fullmatch=True),
 )
-def test_only_the_fixed_content_types_and_listed_headers_are_replayed(name: str, value: str) -> None:
+def test_only_the_fixed_content_types_and_listed_headers_are_replayed(
+    name: str, value: str
+) -> None:
     from inspector.capture import Recording
     from inspector.serve.catalog import Entry
     from inspector.serve.headers import CONTENT_TYPES, REPLAYED, replayed_headers
@@ -109,9 +111,11 @@ def test_only_the_fixed_content_types_and_listed_headers_are_replayed(name: str,
     sent = replayed_headers(Entry("x", "openai-chat", Path("x.jsonl"), rec))
     assert sent["content-type"] in CONTENT_TYPES
     for header in sent:
-        assert header in REPLAYED or header.startswith(
-            ("x-ratelimit-", "anthropic-ratelimit-", "openai-")
-        ) or header in ("content-type", "x-inspector-capture")
+        assert (
+            header in REPLAYED
+            or header.startswith(("x-ratelimit-", "anthropic-ratelimit-", "openai-"))
+            or header in ("content-type", "x-inspector-capture")
+        )
 
 
 @pytest.mark.parametrize("status", [100, 101, 103, 199, 204, 304])
