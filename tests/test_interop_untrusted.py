@@ -139,7 +139,7 @@ def test_a_yaml_alias_bomb_in_a_structured_body_is_refused() -> None:
         "    headers: {}\n    status: {code: 200, message: OK}\n"
     )
     # Refused as the YAML is read, counted with its aliases expanded (yamlsafe).
-    with pytest.raises(InteropError, match=r"aliases\.yaml: the YAML expands past 4,000,000 values"):
+    with pytest.raises(InteropError, match=r"aliases\.yaml: the YAML expands past"):
         read_bytes(text.encode(), "aliases.yaml")
 
 
