@@ -108,6 +108,12 @@ def _check_upstream(url: str) -> str | None:
 
 def _prepare_directory(directory: Path) -> str | None:
     """Create the output directory; why it cannot be written to, or None."""
+    from ..export.output import UnsafeOutput, check_output_dir
+
+    try:
+        check_output_dir(directory)  # another user's symlink on the way: refused, as export does
+    except UnsafeOutput as exc:
+        return str(exc)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -178,7 +184,12 @@ def run(args: argparse.Namespace) -> int:
 
     # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal
     # again: SIGTERM then ends like Ctrl+C (130, after the captures are closed).
+    # SIGHUP (the terminal went away) is handled as SIGTERM, not left to kill us.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(
+            signal.SIGHUP, lambda _sig, frame: server.server.handle_exit(signal.SIGTERM, frame)
+        )
     asyncio.run(server.serve())
     if server.server.should_exit:
         # Only a signal stops a headless proxy. uvicorn raises it again once
