@@ -180,18 +180,35 @@ class LineBudget:
         self.dropped = 0  # chunk bytes not written
         self.kept = 0  # chunk bytes written
 
-    def take(self, lines: list[bytes], size: int) -> bool:
-        """Whether ``lines`` (one chunk of ``size`` bytes) may be written; counts them."""
-        length = sum(map(len, lines))
+    def lines(self, time: float, data: bytes) -> list[bytes]:
+        """The lines to write for one chunk: all of it, the part that still fits (the
+        rest is counted as dropped), or none once the capture is at its limits."""
+        if self.dropped:
+            self.dropped += len(data)
+            return []
+        lines = chunk_lines(time, data, self.limits)
+        if self._fits(lines):
+            return self._took(lines, len(data))
+        # Keep the part that fits: a seventh of the room left always fits, escaped.
+        room = min(self._bytes_left() // 7, len(data))
+        kept = chunk_lines(time, data[:room], self.limits) if room > 64 else []
+        if not kept or not self._fits(kept):
+            kept, room = [], 0
+        self.dropped += len(data) - room
+        return self._took(kept, room)
+
+    def _bytes_left(self) -> int:
+        return self.limits.capture - END_ROOM - HEADER_ROOM - self.bytes
+
+    def _fits(self, lines: list[bytes]) -> bool:
         records_left = self.limits.records - 1 - self.records  # one for the end record
-        bytes_left = self.limits.capture - END_ROOM - HEADER_ROOM - self.bytes
-        if self.dropped or len(lines) > records_left or length > bytes_left:
-            self.dropped += size
-            return False
+        return len(lines) <= records_left and sum(map(len, lines)) <= self._bytes_left()
+
+    def _took(self, lines: list[bytes], size: int) -> list[bytes]:
         self.records += len(lines)
-        self.bytes += length
+        self.bytes += sum(map(len, lines))
         self.kept += size
-        return True
+        return lines
 
     def note(self, error: str | None) -> str | None:
         """The end record's error, with where the capture was cut (when it was)."""
@@ -216,9 +233,7 @@ def capture_lines(
     yield head
     budget = LineBudget(len(head), limits)
     for time, data in chunks:
-        lines = chunk_lines(time, data, limits)
-        if budget.take(lines, len(data)):
-            yield from lines
+        yield from budget.lines(time, data)
     if end is not None:
         yield end_line(end.reason, end.time, budget.note(end.error))
 
@@ -280,8 +295,8 @@ class CaptureWriter:
 
     def chunk(self, time: float, data: bytes) -> None:
         """Append one received chunk (not written once the capture is at its limits)."""
-        lines = chunk_lines(time, data, self.limits)
-        if self.budget.take(lines, len(data)):
+        lines = self.budget.lines(time, data)
+        if lines:
             self._write(b"".join(lines))
 
     def end(self, reason: str, time: float, error: str | None = None) -> None:

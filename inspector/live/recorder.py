@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any, Final
 
-from ..capture_writer import LineBudget, chunk_lines, end_line, header_line, link_exclusive
+from ..capture_writer import LineBudget, end_line, header_line, link_exclusive
 from ..terminal import safe_path
 
 __all__ = ["CaptureSink", "check_writable"]
@@ -128,8 +128,8 @@ class CaptureSink:
     def chunk(self, time: float, data: bytes) -> None:
         """Append one chunk as received (written through; nothing is kept)."""
         if self._file is not None and self._budget is not None:
-            lines = chunk_lines(time, data, self._budget.limits)
-            if self._budget.take(lines, len(data)):
+            lines = self._budget.lines(time, data)
+            if lines:
                 self._file.write(b"".join(lines))
                 self._file.flush()
 
