@@ -91,8 +91,8 @@ def test_a_request_body_larger_than_the_header_line_is_stored_so_it_fits(
 ) -> None:
     monkeypatch.setattr(capture, "MAX_HEADER_LINE", 256 * 1024)
     prompt = "é lorem ipsum \u2028 " * 40_000  # ~720 KB of JSON: over the lowered limit
-    header = {**HEADER, "request": {"method": "POST", "url": "https://x/v1/chat/completions",
-                                     "headers": {}, "body": {"model": "m", "prompt": prompt}}}  # fmt: skip
+    request = {"method": "POST", "url": "https://x/v1/chat/completions", "headers": {}}
+    header = {**HEADER, "request": {**request, "body": {"model": "m", "prompt": prompt}}}
     path = WRITERS[writer](tmp_path / "big-request.jsonl", header, [(0.1, FRAME)])
     rec = _read_back(path)
     assert rec.body == FRAME
@@ -143,7 +143,7 @@ def test_a_capture_larger_than_the_reader_takes_is_cut_and_the_end_says_where(
     path = WRITERS[writer](tmp_path / "large.jsonl", HEADER, chunks)
     assert os.path.getsize(path) <= 512 * 1024
     rec = _read_back(path)
-    assert rec.body and FRAME * 10 * 1000 != rec.body
+    assert rec.body and rec.body != FRAME * 10 * 1000
     assert (FRAME * 10 * 1000).startswith(rec.body)
     assert "cut after" in (rec.end.error or "")
 
