@@ -83,27 +83,40 @@ def _inflate(data: bytes, wbits: int, name: str, limit: int, damage: list[str] |
     decoder = zlib.decompressobj(wbits)
     out = bytearray()
     pending = data
-    try:
-        while pending:
+    while pending and not decoder.eof:
+        saved = decoder.copy()
+        try:
             out += decoder.decompress(pending, _STEP)
-            if len(out) > limit:
-                raise BodyError(
-                    f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported"
-                )
-            pending = decoder.unconsumed_tail
-            if decoder.eof:
-                break
+        except zlib.error as exc:
+            if damage is None:
+                raise BodyError(f"the body is not valid {name} ({exc})") from exc
+            # Keep every byte that decoded before the damage: the piece it is in is
+            # fed again from a copy of the decoder, a byte at a time.
+            decoder = saved
+            for index in range(len(pending)):
+                try:
+                    out += decoder.decompress(pending[index : index + 1])
+                except zlib.error:
+                    break
+                if len(out) > limit:
+                    break
+            if not out:
+                raise BodyError(f"the body is not valid {name} ({exc})") from exc
+            damage.append(
+                f"{name} damaged after {len(out)} decoded bytes ({exc}); the rest is lost"
+            )
+            return bytes(out[: limit + 1])
+        if len(out) > limit:
+            raise BodyError(
+                f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported"
+            )
+        pending = decoder.unconsumed_tail
+    if decoder.eof:
         out += decoder.flush()
-    except zlib.error as exc:
-        if damage is None or not out:
-            raise BodyError(f"the body is not valid {name} ({exc})") from exc
-        # What decoded before the damage is kept, and the capture says where it stopped.
-        damage.append(f"{name} damaged after {len(out)} decoded bytes ({exc}); the rest is lost")
-        return bytes(out)
+    elif damage is not None:
+        damage.append(f"{name} data cut short after {len(out)} decoded bytes; the rest is lost")
     if len(out) > limit:
         raise BodyError(f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported")
-    if not decoder.eof and damage is not None:
-        damage.append(f"{name} data cut short after {len(out)} decoded bytes; the rest is lost")
     return bytes(out)
 
 

@@ -56,19 +56,14 @@ class BodyDecoder:
             return
         decoder = self._decoder(data)
         self.consumed += len(data)
-        pending = data
-        while pending and not decoder.eof:
-            try:
-                out = decoder.decompress(pending, STEP)
-            except zlib.error as exc:
+        for out in _inflate(decoder, data):
+            if isinstance(out, zlib.error):
                 raise DecodeStopped(
                     f"the {self.encoding} body is damaged after {self.produced} decoded bytes "
-                    f"({exc}); what decoded before it was kept"
-                ) from None
-            pending = decoder.unconsumed_tail
-            if out:
-                self._check(len(out))
-                yield out
+                    f"({out}); what decoded before it was kept"
+                )
+            self._check(len(out))
+            yield out
 
     def finish(self) -> None:
         """The body ended: raise :class:`DecodeStopped` if the compressed data was cut short."""
@@ -91,6 +86,31 @@ class BodyDecoder:
                 f"({self.consumed} compressed bytes, {self.produced} decoded); the proxy "
                 f"stopped after {self.produced - count} decoded bytes"
             )
+
+
+def _inflate(decoder: zlib._Decompress, data: bytes) -> Iterator[bytes | zlib.error]:
+    """What ``data`` decodes to, :data:`STEP` bytes at a time, then the error if it is
+    damaged — after *every* byte that decoded before the damage: the piece the error
+    is in is fed again from a copy of the decoder, a byte at a time."""
+    pending = data
+    while pending and not decoder.eof:
+        saved = decoder.copy()
+        try:
+            out = decoder.decompress(pending, STEP)
+        except zlib.error:
+            decoder = saved
+            for index in range(len(pending)):
+                try:
+                    piece = decoder.decompress(pending[index : index + 1])
+                except zlib.error as exc:
+                    yield exc
+                    return
+                if piece:
+                    yield piece
+            return
+        pending = decoder.unconsumed_tail
+        if out:
+            yield out
 
 
 def decoder_for(content_encoding: str, *, max_ratio: int, max_output: int) -> BodyDecoder | None:

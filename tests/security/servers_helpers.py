@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import asyncio
-import gzip
 import socket
 import threading
 import zlib
@@ -64,6 +63,15 @@ def gzip_bomb(decoded: int) -> bytes:
     return b"".join(out)
 
 
+def damaged_gzip(whole: bytes) -> bytes:
+    """A gzip body whose first half decodes and whose second half is damaged data."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    half = len(whole) // 2
+    # A full flush ends the first half on a byte boundary; 0xFF then starts a
+    # block of the reserved type 3, which every inflater refuses.
+    return packer.compress(whole[:half]) + packer.flush(zlib.Z_FULL_FLUSH) + b"\xff" * 64
+
+
 class Witness:
     """The recording upstream of the module docstring."""
 
@@ -94,11 +102,7 @@ class Witness:
                 gzip_bomb(64 * 1024 * 1024), headers={**sse, "content-encoding": "gzip"}
             )
         if model == "damaged":
-            whole = gzip.compress(SMALL * 200)
-            cut = len(whole) // 2
-            damaged = (
-                whole[:cut] + bytes(b ^ 0xFF for b in whole[cut : cut + 64]) + whole[cut + 64 :]
-            )
+            damaged = damaged_gzip(SMALL * 200)
             return Response(damaged, headers={**sse, "content-encoding": "gzip"})
         if model == "big":
 
