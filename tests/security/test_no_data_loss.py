@@ -183,8 +183,8 @@ def test_a_damaged_gzip_body_through_the_proxy_keeps_what_decoded_and_says_so(
         with httpx.Client(timeout=30) as client:
             received = b""
             try:
-                with client.stream("POST", proxy.url + CHAT,
-                                   json={"model": "damaged", "stream": True}) as response:  # fmt: skip
+                ask = {"model": "damaged", "stream": True}
+                with client.stream("POST", proxy.url + CHAT, json=ask) as response:
                     for piece in response.iter_raw():
                         received += piece
             except httpx.TransportError:
