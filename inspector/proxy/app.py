@@ -71,6 +71,8 @@ DEFAULT_MAX_BODY: Final = PROXY_LIMITS.max_body
 DEFAULT_MAX_RECORD: Final = 256 * 1024 * 1024
 #: How many times its compressed size a body the upstream compressed anyway may grow.
 DEFAULT_MAX_RATIO: Final = 100
+#: Request bodies shorter than this are described on the event loop (a thread costs more).
+_INLINE_BODY: Final = 2048
 METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 Peer = tuple[str, int] | None
@@ -199,16 +201,18 @@ class _RelayResponse(StreamingResponse):
                 self.flow.finish(TransportEnd("cancelled", self.flow.now(), why))
 
 
-async def _pieces(upstream: httpx.Response, decoder: BodyDecoder | None) -> AsyncIterator[bytes]:
+def _pieces(upstream: httpx.Response, decoder: BodyDecoder | None) -> AsyncIterator[bytes]:
     """The body as sent, or (compressed anyway) as decoded within the decoder's budget."""
+    if decoder is None:
+        return upstream.aiter_raw()  # the common case: no layer of our own per chunk
+    return _decoded(upstream, decoder)
+
+
+async def _decoded(upstream: httpx.Response, decoder: BodyDecoder) -> AsyncIterator[bytes]:
     async for data in upstream.aiter_raw():
-        if decoder is None:
-            yield data
-            continue
         for piece in decoder.feed(data):
             yield piece
-    if decoder is not None:
-        decoder.finish()
+    decoder.finish()
 
 
 def create_app(
@@ -264,8 +268,14 @@ def create_app(
         as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]
         secrets = request_secrets(request.headers.items(), query)
         flow_request = FlowRequest(request.method, path, query, as_sent, body, str(url))
-        # Parsing and scrubbing a large JSON body takes a while: not on the event loop.
-        described = await off_loop(describe_request, flow_request, route, secrets, limits.max_json)
+        # Parsing and scrubbing a large JSON body takes a while: not on the event loop
+        # (a small one is quicker done than handed to a thread).
+        if len(body) < _INLINE_BODY:
+            described = describe_request(flow_request, route, secrets, limits.max_json)
+        else:
+            described = await off_loop(
+                describe_request, flow_request, route, secrets, limits.max_json
+            )
         flow = log.begin(flow_request, route, described.model, secrets, described=described)
         return flow, outgoing
 
