@@ -26,14 +26,14 @@ becomes the only problem). Paths in messages are escaped
 (:func:`inspector.terminal.safe_path`); :attr:`Recording.path` stays the
 real path.
 
-:class:`CaptureWriter` flushes after every record, so a capture on disk is
-valid after each chunk even if the recorder is killed.
+:class:`CaptureWriter` (:mod:`inspector.capture_writer`, the one writer)
+flushes after every record, so a capture on disk is valid after each chunk
+even if the recorder is killed.
 """
 
 from __future__ import annotations
 
 import binascii
-import contextlib
 import io
 import os
 from collections.abc import Iterator
@@ -76,16 +76,6 @@ __all__ = [
     "parse_recording_file",
     "read_recording",
 ]
-
-
-def chunk_record(time: float, data: bytes) -> dict[str, Any]:
-    """The JSON record for one received chunk."""
-    try:
-        return {"type": "chunk", "t": round(time, 6), "text": data.decode("utf-8")}
-    except UnicodeDecodeError:
-        import base64  # here: most chunks are text, and every command imports this module
-
-        return {"type": "chunk", "t": round(time, 6), "b64": base64.b64encode(data).decode()}
 
 
 _HEAD_BYTES = 4096  # enough to tell a capture's header line from a raw SSE body
@@ -446,37 +436,6 @@ def _read_end(rec: Recording, record: dict[str, Any]) -> str | None:
 _RECORD_READERS: Final = {"chunk": _read_chunk, "end": _read_end}
 
 
-class CaptureWriter:
-    """Writes a capture as it is received, flushing after every record."""
-
-    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
-        self.path = Path(path)
-        self._file: IO[bytes] = self.path.open("wb")
-        record = {"type": "header", "format": CAPTURE_FORMAT, "version": CAPTURE_VERSION}
-        record.update(header)
-        self._write(record)
-        self.closed = False
-
-    def chunk(self, time: float, data: bytes) -> None:
-        """Append one received chunk."""
-        self._write(chunk_record(time, data))
-
-    def end(self, reason: str, time: float, error: str | None = None) -> None:
-        """Append the end record and close the file."""
-        if self.closed:
-            return
-        self._write({"type": "end", "t": round(time, 6), "reason": reason, "error": error})
-        self._file.close()
-        self.closed = True
-
-    def abandon(self) -> None:
-        """Close without an end record (the file may be unwritable): readers then
-        report the recording as stopped early, which it was."""
-        if not self.closed:
-            self.closed = True
-            with contextlib.suppress(OSError):
-                self._file.close()
-
-    def _write(self, record: dict[str, Any]) -> None:
-        self._file.write(orjson.dumps(record) + b"\n")
-        self._file.flush()
+# The writer lives in its own module (one writer for every command); its names stay
+# importable from here. Imported last: it reads this module's bounds when it writes.
+from .capture_writer import CaptureWriter, chunk_record  # noqa: E402

@@ -3,9 +3,13 @@
 Output names come from the *input file's name* only — never from anything
 inside the file — reduced to ``[A-Za-z0-9._-]``: ``NAME.jsonl`` for a file
 with one streamed exchange, ``NAME-N.jsonl`` (N its place in the file) when
-there are several. Each capture is written to a temporary file in the
-output folder and renamed over the target, so a symlink planted at the
-target is replaced, never followed.
+there are several. Each capture is written by the one capture writer
+(:mod:`inspector.capture_writer`, so ``check`` reads it back) to a
+temporary file in the output folder, then linked to its name — never over
+an existing file: when the name is taken, the next free one
+(``NAME-2.jsonl``) is used and the outcome says so. An output folder whose
+path goes through another user's symbolic link is refused, as export
+refuses it.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from pathlib import Path
 from typing import Final
 
 from .capture import Recording
-from .export import render_capture
-from .export.output import write_file
+from .capture_writer import capture_lines, link_exclusive
+from .export.output import UnsafeOutput, check_output_dir, stage_file
 from .interop import Imported, InteropError, read_file
 from .interop.format_sniff import sniff_format
 from .library import iter_files_below
@@ -48,6 +52,8 @@ class ImportOutcome:
     source: Path
     fmt: str | None = None
     written: list[tuple[int, Path, Recording]] = field(default_factory=list)
+    #: (name asked for, name written) for each capture whose name was taken.
+    renamed: list[tuple[Path, Path]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     error: str | None = None
@@ -113,7 +119,10 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
     """
     out = Path(out_dir)
     try:
+        check_output_dir(out)
         out.mkdir(parents=True, exist_ok=True)
+    except UnsafeOutput as exc:
+        raise InteropError(str(exc)) from None
     except OSError as exc:
         raise InteropError(f"cannot create {out}: {exc.strerror or exc}") from None
     claimed: dict[Path, Path] = {}
@@ -140,10 +149,14 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
         for index, target, rec in targets:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                write_file(target.parent, target.name, render_capture(rec))
-            except OSError as exc:
-                outcome.problems.append(f"cannot write {target}: {exc.strerror or exc}")
+                lines = capture_lines(rec.header, rec.chunks, rec.end)
+                placed = link_exclusive(stage_file(folder, target.name, lines), target)
+            except (OSError, ValueError) as exc:
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                outcome.problems.append(f"cannot write {target}: {why}")
                 continue
+            if placed != target:
+                outcome.renamed.append((target, placed))
             claimed[target] = source
-            outcome.written.append((index, target, rec))
+            outcome.written.append((index, placed, rec))
         yield outcome

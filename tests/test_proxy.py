@@ -479,8 +479,8 @@ def test_a_request_target_cannot_send_the_proxy_to_another_host(
         raw_request(echo_proxy, b"//127.0.0.2:9/v1/chat/completions") == b"HTTP/1.1 404 Not Found"
     )
     (flow,) = echo_proxy.log.flows
-    assert flow.status == 404 and flow.path == "//127.0.0.2:9/v1/chat/completions"
-    # An absolute-form target is not a proxy request here: refused, not forwarded.
+    assert flow.status == 404 and flow.path == "/127.0.0.2:9/v1/chat/completions"  # normalized
+    # An absolute-form target naming another host is refused, not forwarded.
     for target in (b"http://127.0.0.2:9/v1/chat/completions", b"*"):
-        assert raw_request(echo_proxy, target) == b"HTTP/1.1 404 Not Found"
+        assert raw_request(echo_proxy, target) == b"HTTP/1.1 400 Bad Request"
     assert echo_proxy.log.count == 1

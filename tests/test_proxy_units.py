@@ -231,5 +231,8 @@ def test_the_final_header_rewrite_does_not_write_through_a_planted_link(tmp_path
     victim.write_bytes(b"untouched")
     (tmp_path / "c.jsonl.tmp").symlink_to(victim)
     rewrite_header(capture, {"status": 200})
-    assert capture.read_bytes() == b'{"type":"header","status":200}\n{"type":"end"}\n'
+    assert capture.read_bytes() == (
+        b'{"type":"header","format":"llm-stream-capture","version":1,"status":200}\n'
+        b'{"type":"end"}\n'
+    )
     assert victim.read_bytes() == b"untouched"

@@ -23,7 +23,8 @@ def register(sub: Any) -> None:
             "file) and HAR 1.2 files (folders are searched, their layout kept), and write one "
             "capture per streamed response into DIR: "
             "NAME.jsonl, or NAME-N.jsonl when a file holds several (N is the interaction's "
-            "place in the file). The provider comes from the request URL and body. These "
+            "place in the file); an existing file is never overwritten (the next free name is "
+            "used, and said). The provider comes from the request URL and body. These "
             "formats keep the body but not its timing or chunking: the capture says so "
             '("timed": false). Non-streaming interactions are skipped and listed. '
             "inspector open/events/check/frames also read these files directly (the first "
@@ -61,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
             if not outcome.written and not outcome.problems:
                 error(f"{safe_path(outcome.source)}: no streamed response to import")
                 status = EXIT_PROBLEM
+            for wanted, placed in outcome.renamed:
+                say(f"{wanted} exists; not overwritten: written as {placed}")
             for index, target, rec in outcome.written:
                 written += 1
                 provider = guess_provider(rec) or "provider unknown"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..net.limits import PROXY_LIMITS, add_front_arguments, limits_from_args
 from ..terminal import escape_controls, safe_path
 from .common import EXIT_OK, EXIT_USAGE, error, port_number, positive_size
 
@@ -65,13 +66,29 @@ def register(sub: Any) -> None:
         help="no TUI: print one line per exchange when it ends",
     )
     parser.add_argument(
-        "--max-body",
+        "--max-record",
         type=positive_size,
         default=None,
-        metavar="BYTES",
-        help="refuse request bodies larger than this with 413 (default 32 MiB)",
+        metavar="SIZE",
+        help="record at most SIZE of each response body (the app still gets all of it; "
+        "the capture says where it was cut; default 256M)",
     )
+    parser.add_argument(
+        "--max-ratio",
+        type=_ratio,
+        default=None,
+        metavar="N",
+        help="stop a body the upstream compressed anyway once it decodes to more than N "
+        "times its compressed size (default 100)",
+    )
+    add_front_arguments(parser, PROXY_LIMITS)
     parser.set_defaults(func=run)
+
+
+def _ratio(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 2:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 2, got {text!r}")
+    return int(text)
 
 
 def _check_upstream(url: str) -> str | None:
@@ -84,11 +101,19 @@ def _check_upstream(url: str) -> str | None:
         return f"--upstream {escape_controls(url)}: {escape_controls(exc)}"
     if parts.query or parts.fragment:
         return f"--upstream {escape_controls(url)}: a query or fragment is not allowed"
+    if "@" in parts.netloc:
+        return f"--upstream {escape_controls(url)}: credentials in the URL are not allowed"
     return None
 
 
 def _prepare_directory(directory: Path) -> str | None:
     """Create the output directory; why it cannot be written to, or None."""
+    from ..export.output import UnsafeOutput, check_output_dir
+
+    try:
+        check_output_dir(directory)  # another user's symlink on the way: refused, as export does
+    except UnsafeOutput as exc:
+        return str(exc)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -113,12 +138,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     # The server stack loads only now: `inspector --help` stays quick.
     from ..live.secrets import is_loopback_url
-    from ..proxy import DEFAULT_MAX_BODY, FlowLog, ProxyServer, ProxySettings, flow_line
+    from ..proxy import FlowLog, ProxyServer, ProxySettings, flow_line
+    from ..proxy.app import DEFAULT_MAX_RATIO, DEFAULT_MAX_RECORD
 
     settings = ProxySettings(
         listen_host=args.host,
         upstream=args.upstream.rstrip("/") if args.upstream else None,
-        max_body=args.max_body or DEFAULT_MAX_BODY,
+        limits=limits_from_args(args, PROXY_LIMITS),
+        max_record=args.max_record or DEFAULT_MAX_RECORD,
+        max_ratio=args.max_ratio or DEFAULT_MAX_RATIO,
     )
     log = FlowLog(directory)
     try:
@@ -156,7 +184,12 @@ def run(args: argparse.Namespace) -> int:
 
     # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal
     # again: SIGTERM then ends like Ctrl+C (130, after the captures are closed).
+    # SIGHUP (the terminal went away) is handled as SIGTERM, not left to kill us.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(
+            signal.SIGHUP, lambda _sig, frame: server.server.handle_exit(signal.SIGTERM, frame)
+        )
     asyncio.run(server.serve())
     if server.server.should_exit:
         # Only a signal stops a headless proxy. uvicorn raises it again once

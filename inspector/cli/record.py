@@ -50,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
         path = safe_path(feed.sink.path or "")
         error(f"{path}: cannot write the capture ({escape_controls(exc.strerror or exc)})")
         return EXIT_USAGE
+    if feed.sink.requested is not None:
+        error(
+            f"{safe_path(feed.sink.requested)} exists and was not overwritten; "
+            f"recorded to {safe_path(feed.sink.path or '')}"
+        )
     problem = problem_line(feed)
     if problem is not None:
         error(problem)

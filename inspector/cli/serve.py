@@ -6,8 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from ..net.limits import SERVE_LIMITS, add_front_arguments, limits_from_args
 from ..terminal import escape_controls
-from .common import EXIT_OK, EXIT_USAGE, error, port_number, positive_size
+from .common import EXIT_OK, EXIT_USAGE, error, port_number
 
 
 def _speed(text: str) -> float:
@@ -42,18 +43,12 @@ def register(sub: Any) -> None:
         help="port (0: any free port; default %(default)s)",
     )
     parser.add_argument(
-        "--max-body",
-        metavar="SIZE",
-        type=positive_size,
-        default=1 << 20,
-        help="refuse request bodies larger than SIZE with 413 (K, M: KiB, MiB; default 1M)",
-    )
-    parser.add_argument(
         "--speed",
         type=_speed,
         default=1.0,
         help="replay speed: 2 is twice as fast, 0 sends without delays (default %(default)g)",
     )
+    add_front_arguments(parser, SERVE_LIMITS)
     parser.set_defaults(func=run)
 
 
@@ -83,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             port=args.port,
             speed=args.speed,
             log=_log,
-            max_body=args.max_body,
+            limits=limits_from_args(args, SERVE_LIMITS),
         )
     except (OSError, ValueError, UnicodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc

@@ -79,9 +79,9 @@ def capture_pieces(
             )
         )
     if end is not None:
-        yield dumps({"type": "end", "t": end.time, "reason": end.reason, "error": end.error}) + (
-            b"\n"
-        )
+        from ..capture_writer import end_line  # the one writer's end record (t rounded alike)
+
+        yield end_line(end.reason, end.time, end.error)
 
 
 def _batches(chunks: Iterable[tuple[float, bytes]]) -> Iterator[list[tuple[float, bytes]]]:

@@ -23,7 +23,7 @@ from ..inputs import Recording
 from ..version import __version__
 from .charset import browser_decodes_as_windows_1252, undo_windows_1252
 from .exchange import Exchange, recorded_exchange, section
-from .limits import BodyError, b64decode_bounded
+from .limits import BodyError, DecodeBudget, b64decode_bounded
 from .vcr import HOP_HEADERS
 
 __all__ = ["HarError", "read_har", "write_har"]
@@ -123,7 +123,7 @@ def _text_body(text: str, content_type: str) -> tuple[bytes, list[str]]:
     return text.encode("utf-8", "replace"), []
 
 
-def _exchange(index: int, entry: Any) -> Exchange:
+def _exchange(index: int, entry: Any, budget: DecodeBudget) -> Exchange:
     ex = Exchange("har", index)
     if not isinstance(entry, Mapping):
         ex.problem = f"entry {index} is not an object"
@@ -152,7 +152,7 @@ def _exchange(index: int, entry: Any) -> Exchange:
     try:
         if isinstance(text, str) and text:
             if isinstance(content, Mapping) and content.get("encoding") == "base64":
-                ex.body = b64decode_bounded(text)
+                ex.body = b64decode_bounded(text, budget=budget)
                 ex.decoded.append("base64")
             else:
                 ex.body, undone = _text_body(text, _content_type(content, ex.response_headers))
@@ -176,7 +176,14 @@ def read_har(data: bytes, name: str) -> list[Exchange]:
     entries = log.get("entries") if isinstance(log, Mapping) else None
     if not isinstance(entries, list):
         raise HarError(f"{name}: not a HAR file (no log.entries list)")
-    return [_exchange(i, entry) for i, entry in enumerate(entries, start=1)]
+    budget = DecodeBudget()
+    exchanges = [_exchange(i, entry, budget) for i, entry in enumerate(entries, start=1)]
+    if budget.used > budget.total:
+        raise HarError(
+            f"{name}: its base64 bodies decode to more than {budget.total // (1024 * 1024)} MiB "
+            "in all; not read"
+        )
+    return exchanges
 
 
 # -- writing ------------------------------------------------------------------

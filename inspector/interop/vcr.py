@@ -19,7 +19,7 @@ import yaml
 
 from ..inputs import Recording
 from .exchange import Exchange, json_bytes, recorded_exchange
-from .limits import BodyError, decode_content
+from .limits import BodyError, DecodeBudget, decode_content
 from .yamlsafe import Inert, load_yaml
 
 __all__ = ["VcrError", "read_vcr", "write_vcr"]
@@ -97,7 +97,7 @@ def _status(response: Mapping[str, Any]) -> tuple[int | None, str | None]:
     )
 
 
-def _exchange(index: int, item: Any) -> Exchange:
+def _exchange(index: int, item: Any, budget: DecodeBudget) -> Exchange:
     ex = Exchange("vcr", index)
     if not isinstance(item, Mapping):
         ex.problem = f"interaction {index} is not a mapping"
@@ -117,15 +117,17 @@ def _exchange(index: int, item: Any) -> Exchange:
             ex.request_body = json_bytes(request["parsed_body"])
         else:
             ex.request_body = _body_bytes(request.get("body"), "request")
-        ex.body = _response_body(ex, response)
+        ex.body = _response_body(ex, response, budget)
     except BodyError as exc:
         ex.problem = f"interaction {index}: {exc}"
     return ex
 
 
-def _response_body(ex: Exchange, response: Mapping[str, Any]) -> bytes | None:
+def _response_body(ex: Exchange, response: Mapping[str, Any], budget: DecodeBudget) -> bytes | None:
     if "parsed_body" in response:
-        return json_bytes(response["parsed_body"])
+        body = json_bytes(response["parsed_body"])
+        budget.take(len(body))
+        return body
     raw = response.get("body", response.get("content"))
     stored_as_bytes = isinstance(raw, bytes) or (
         isinstance(raw, Mapping) and isinstance(raw.get("string"), bytes)
@@ -139,8 +141,12 @@ def _response_body(ex: Exchange, response: Mapping[str, Any]) -> bytes | None:
     # vcrpy keeps the wire bytes (and the header) unless decode_compressed_response
     # was on, which removes the header; a text body is never compressed.
     if encodings and stored_as_bytes and not _already_decoded(data, encodings):
-        data = decode_content(data, encodings)
+        damage: list[str] = []
+        data = decode_content(data, encodings, damage=damage)
         ex.decoded.extend(e.strip().lower() for e in encodings)
+        ex.decoded.extend(damage)  # a damaged body keeps what decoded; the capture says so
+    # Every body counts, decoded or not: aliases can repeat one body a thousand times.
+    budget.take(len(data))
     return data
 
 
@@ -161,7 +167,14 @@ def read_vcr(data: bytes, name: str) -> list[Exchange]:
     interactions = doc.get("interactions") if isinstance(doc, Mapping) else None
     if not isinstance(interactions, list):
         raise VcrError(f"{name}: not a VCR cassette (no 'interactions' list)")
-    return [_exchange(i, item) for i, item in enumerate(interactions, start=1)]
+    budget = DecodeBudget()
+    exchanges = [_exchange(i, item, budget) for i, item in enumerate(interactions, start=1)]
+    if budget.used > budget.total:
+        raise VcrError(
+            f"{name}: its bodies decode to more than {budget.total // (1024 * 1024)} MiB "
+            "in all (aliases repeating one body?); not read"
+        )
+    return exchanges
 
 
 # -- writing ------------------------------------------------------------------

@@ -9,6 +9,15 @@ scalar tags that only spell a value (``python/unicode``, ``python/str``,
 ``python/bytes``, ``python/tuple``…) become that value, and every other tag
 becomes an :class:`Inert` record holding the tag and its content built by the
 same safe rules. Nothing is imported, nothing is called.
+
+Aliases are counted *after expansion*, before anything is built: a YAML
+alias (``*a``) stands for its anchor's whole tree, so ten lines of ten
+aliases each describe 10¹⁰ values ("billion laughs") — harmless as a shared
+node graph, ruinous for whatever later walks, prints or copies it. The
+composed graph is measured once (each node's expanded size memoized, so the
+measuring is linear in the file) and a document over
+:data:`MAX_EXPANDED_NODES` nodes or :data:`MAX_EXPANDED_CHARS` characters
+of scalars, as expanded, is refused; so is an alias that contains itself.
 """
 
 from __future__ import annotations
@@ -18,7 +27,9 @@ from typing import Any, Final
 
 import yaml
 
-__all__ = ["Inert", "YamlError", "load_yaml"]
+from .limits import MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES
+
+__all__ = ["MAX_EXPANDED_CHARS", "MAX_EXPANDED_NODES", "Inert", "YamlError", "load_yaml"]
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -73,11 +84,61 @@ _InertLoader.add_multi_constructor("!", _unknown_tag)
 _InertLoader.add_multi_constructor("tag:", _unknown_tag)
 
 
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """(nodes, scalar characters) of ``root`` with every alias expanded; raises
+    :class:`YamlError` past the budgets or for a node that contains itself."""
+    sizes: dict[int, tuple[int, int]] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:  # iterative post-order: a hostile depth cannot exhaust the stack
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            children = _children(node)
+            nodes = 1 + sum(sizes[id(c)][0] for c in children)
+            chars = sum(sizes[id(c)][1] for c in children)
+            if isinstance(node, yaml.ScalarNode):
+                chars += len(node.value)
+            if nodes > MAX_EXPANDED_NODES or chars > MAX_EXPANDED_CHARS:
+                raise YamlError(
+                    f"the YAML expands past {MAX_EXPANDED_NODES:,} values or "
+                    f"{MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text once its aliases are "
+                    "expanded (an alias bomb?); not read"
+                )
+            sizes[key] = (nodes, chars)
+            open_nodes.discard(key)
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise YamlError("the YAML has an alias that contains itself; not read")
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)]
+
+
 def load_yaml(text: bytes | str) -> Any:
-    """The first YAML document of ``text``, built by the safe rules above."""
+    """The first YAML document of ``text``, built by the safe rules above.
+
+    Raises :class:`YamlError` for text that is not YAML, and for a document
+    whose aliases expand past the budgets of the module docstring.
+    """
     loader = _InertLoader(text)
     try:
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -1,6 +1,7 @@
 """Recording without a screen: run a :class:`LiveFeed` to its end and summarize it.
 
-Ctrl+C (SIGINT) and SIGTERM cancel the stream instead of killing the process,
+Ctrl+C (SIGINT), SIGTERM and SIGHUP (the terminal closed) cancel the stream
+instead of killing the process,
 so the capture still gets its end record (``cancelled``) and the summary is
 printed. Exit codes say how the stream ended: :data:`EXIT_CODES`.
 """
@@ -106,10 +107,16 @@ def secret_warnings(feed: LiveFeed) -> list[str]:
     ]
 
 
+#: Signals that end a recording with its end record (SIGHUP: the terminal went away).
+_CANCELLING: Final = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
 @contextlib.contextmanager
 def _signals_cancel(feed: LiveFeed, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     installed: list[signal.Signals] = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _CANCELLING:
         # Not available on every platform or off the main thread: then Ctrl+C
         # falls back to KeyboardInterrupt, which the CLI also handles.
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -123,7 +130,7 @@ def _signals_cancel(feed: LiveFeed, loop: asyncio.AbstractEventLoop) -> Iterator
 
 
 async def record(feed: LiveFeed) -> Trace:
-    """Run ``feed`` to its end, with Ctrl+C / SIGTERM cancelling the stream."""
+    """Run ``feed`` to its end, with Ctrl+C / SIGTERM / SIGHUP cancelling the stream."""
     with _signals_cancel(feed, asyncio.get_running_loop()):
         await feed.run(lambda: None)
     return feed.trace

@@ -8,8 +8,12 @@ and the header is rewritten once with the final timings.
 
 The output path is never opened by name for writing: the capture is created
 as a new temporary file in the same directory (``O_EXCL``, so nothing planted
-there is followed) and renamed over the path, which replaces a symlink
-planted there instead of writing through it. The final header rewrite copies
+there is followed) and then linked to the path — which never replaces
+anything: when the name is taken (an earlier capture, a second ``record``
+started in the same second, a planted symlink), the next free name
+(``NAME-2.jsonl``) is used and :attr:`CaptureSink.path` says which. Lines
+are written by :mod:`inspector.capture_writer`, so ``check`` reads back
+whatever is recorded. The final header rewrite copies
 the body from the open file (in blocks, so memory stays bounded) into another
 new temporary file that atomically replaces the capture: a crash at any point
 leaves a valid capture.
@@ -24,9 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any, Final
 
-import orjson
-
-from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, chunk_record
+from ..capture_writer import LineBudget, end_line, header_line, link_exclusive
 from ..terminal import safe_path
 
 __all__ = ["CaptureSink", "check_writable"]
@@ -52,6 +54,12 @@ def check_writable(path: str | Path) -> str | None:
         if not stat.S_ISREG(info.st_mode):
             return f"{shown}: not a regular file (a FIFO, socket or device); choose another -o"
     parent = target.parent if str(target.parent) else Path(".")
+    from ..export.output import UnsafeOutput, check_output_dir
+
+    try:
+        check_output_dir(parent)  # another user's symlink on the way: refused, as export does
+    except UnsafeOutput as exc:
+        return str(exc)
     if not parent.is_dir():
         return f"{shown}: the directory {safe_path(parent)} does not exist"
     if not os.access(parent, os.W_OK | os.X_OK):
@@ -64,13 +72,6 @@ def _default_mode() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return 0o666 & ~mask
-
-
-def _header_line(header: dict[str, Any]) -> bytes:
-    record: dict[str, Any] = {"type": "header", "format": CAPTURE_FORMAT}
-    record["version"] = CAPTURE_VERSION
-    record.update(header)
-    return orjson.dumps(record) + b"\n"
 
 
 def _new_file_beside(path: Path) -> tuple[IO[bytes], Path]:
@@ -91,8 +92,11 @@ class CaptureSink:
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
+        #: The path asked for, when the capture went to another name (it was taken).
+        self.requested: Path | None = None
         self._file: IO[bytes] | None = None
         self._header_size = 0
+        self._budget: LineBudget | None = None
         self.closed = False
 
     @property
@@ -106,23 +110,28 @@ class CaptureSink:
             return
         file, temporary = _new_file_beside(self.path)
         try:
-            line = _header_line(header)
+            line = header_line(header)
             file.write(line)
             file.flush()
-            os.replace(temporary, self.path)
+            placed = link_exclusive(temporary, self.path)
         except BaseException:
             file.close()
             with contextlib.suppress(OSError):
                 temporary.unlink()
             raise
+        if placed != self.path:
+            self.requested, self.path = self.path, placed
         self._file = file
         self._header_size = len(line)
+        self._budget = LineBudget(len(line))
 
     def chunk(self, time: float, data: bytes) -> None:
         """Append one chunk as received (written through; nothing is kept)."""
-        if self._file is not None:
-            self._file.write(orjson.dumps(chunk_record(time, data)) + b"\n")
-            self._file.flush()
+        if self._file is not None and self._budget is not None:
+            lines = self._budget.lines(time, data)
+            if lines:
+                self._file.write(b"".join(lines))
+                self._file.flush()
 
     def close(self, header: dict[str, Any], reason: str, time: float, error: str | None) -> None:
         """Write the end record, then the header's final form (timings)."""
@@ -131,8 +140,8 @@ class CaptureSink:
         self.open(header)  # a request that failed before any response still gets a capture
         file = self._file
         assert file is not None
-        end = {"type": "end", "t": round(time, 6), "reason": reason, "error": error}
-        file.write(orjson.dumps(end) + b"\n")
+        note = self._budget.note(error) if self._budget is not None else error
+        file.write(end_line(reason, time, note))
         file.flush()
         self.closed = True
         self._file = None
@@ -148,7 +157,7 @@ class CaptureSink:
         out, temporary = _new_file_beside(self.path)
         try:
             with out:
-                out.write(_header_line(header))
+                out.write(header_line(header))
                 file.seek(self._header_size)
                 while block := file.read(_COPY_BLOCK):
                     out.write(block)

@@ -2,28 +2,35 @@
 
 Theory of operation
 -------------------
-One catch-all route. A request is checked — ``Host`` must name this
-machine, so a web page cannot reach the proxy through DNS rebinding (the
-replay server's :class:`~inspector.serve.app.HostCheck`), and the body is
-bounded — then routed (:mod:`.routes`) and sent upstream with the app's own
-headers (:mod:`.headers`) on one shared httpx client. The upstream's status
-and headers are passed on as they came, then the body is relayed chunk by
-chunk: each chunk is handed to the app first and recorded after
-(:class:`~.flow.Flow`), so recording adds no latency to the chunk it
-records.
+One catch-all route behind the front both servers share
+(:mod:`inspector.net`): ``Host`` must name this machine and a browser must
+not be calling on another site's behalf (:class:`~inspector.net.FrontGuard`),
+the body is bounded per request, in time and across connections. The
+request target becomes a path (:mod:`.target`): absolute-form only when it
+names the upstream, normalized, never above the upstream's path; the
+upstream URL is built from parts, so scheme, host and port are never the
+request's. The request is then routed (:mod:`.routes`) and sent upstream
+with the app's own headers (:mod:`.headers`) on one shared httpx client;
+its JSON is read (the model, the record) in a worker thread. The
+upstream's status and headers are passed on as they came, then the body is
+relayed chunk by chunk: each chunk is handed to the app first and recorded
+after (:class:`~.flow.Flow`), so recording adds no latency to the chunk it
+records. A body the upstream compressed anyway is decoded within a budget
+(:mod:`.decoding`).
 
 How the upstream ended is how the app's response ends: a clean end is a
 clean end; a reset upstream resets the app's connection, a connection
 closed mid-body closes the app's mid-body (:mod:`.connections`). An
 upstream that cannot be reached at all is a ``502`` whose JSON body says
-why. When the app goes away, the upstream request is closed and the
-capture says ``cancelled``.
+so in fixed words (never what the network said). When the app goes away,
+the upstream request is closed and the capture says ``cancelled``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Final
 
 import anyio
@@ -34,43 +41,82 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route as StarletteRoute
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..core.trace import TransportEnd
 from ..live.transport import transport_end
-from ..serve.app import HostCheck, allowed_hosts
+from ..net import BodyBudget, BodyRefused, FrontGuard, FrontLimits, allowed_hosts, off_loop
+from ..net import read_body as read_bounded_body
+from ..net.limits import PROXY_LIMITS
 from .connections import ClientConnections, break_connection, reset_now
-from .flow import Flow, FlowRequest
+from .decoding import BodyDecoder, DecodeStopped, decoder_for
+from .flow import Flow, FlowRequest, describe_request
 from .headers import request_headers, request_secrets, response_headers
 from .log import FlowLog
-from .routes import model_of, resolve, upstream_url
+from .routes import UPSTREAMS, resolve
+from .target import BadTarget, Upstream, build_url, normalize_path, origin_form
 
-__all__ = ["DEFAULT_MAX_BODY", "METHODS", "ProxySettings", "create_app"]
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "DEFAULT_MAX_RATIO",
+    "DEFAULT_MAX_RECORD",
+    "METHODS",
+    "ProxySettings",
+    "create_app",
+]
 
 #: Requests bigger than this are refused (413): images in a prompt fit, a runaway upload does not.
-DEFAULT_MAX_BODY: Final = 32 * 1024 * 1024
+DEFAULT_MAX_BODY: Final = PROXY_LIMITS.max_body
+#: Response body bytes recorded per capture; the app still receives all of them.
+DEFAULT_MAX_RECORD: Final = 256 * 1024 * 1024
+#: How many times its compressed size a body the upstream compressed anyway may grow.
+DEFAULT_MAX_RATIO: Final = 100
+#: Request bodies shorter than this are described on the event loop (a thread costs more).
+_INLINE_BODY: Final = 2048
 METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 Peer = tuple[str, int] | None
 
+#: What the app is told when the upstream cannot be reached: fixed words, by failure,
+#: naming only the configured upstream — never the network's own text.
+_UNREACHABLE: Final[tuple[tuple[type[httpx.RequestError], str], ...]] = (
+    (httpx.ConnectTimeout, "timed out connecting to {upstream}"),
+    (httpx.TimeoutException, "{upstream} did not answer in time"),
+    (httpx.ConnectError, "could not connect to {upstream}"),
+    (httpx.RequestError, "the request to {upstream} failed"),
+)
+
 
 class ProxySettings:
-    """What the app needs to know about where it listens and forwards."""
+    """What the app needs to know about where it listens and forwards, and its limits."""
 
     def __init__(
         self,
         *,
         listen_host: str = "127.0.0.1",
         upstream: str | None = None,
-        max_body: int = DEFAULT_MAX_BODY,
+        max_body: int | None = None,
         connect_timeout: float = 30.0,
+        limits: FrontLimits = PROXY_LIMITS,
+        max_record: int = DEFAULT_MAX_RECORD,
+        max_ratio: int = DEFAULT_MAX_RATIO,
     ) -> None:
         self.listen_host = listen_host
         self.upstream = upstream
-        self.max_body = max_body
+        if max_body is not None:
+            limits = replace(limits, max_body=max_body)
+        self.limits = limits
+        self.max_body = limits.max_body
         self.connect_timeout = connect_timeout
+        self.max_record = max_record
+        self.max_ratio = max_ratio
         #: Whether the server is shutting down (set by whoever runs the app).
         self.stopping: Callable[[], bool] = lambda: False
+
+    @property
+    def upstreams(self) -> tuple[Upstream, ...]:
+        """The upstreams an absolute-form target may name: ``--upstream``, else none."""
+        return (Upstream.parse(self.upstream),) if self.upstream is not None else ()
 
 
 def _why_cancelled(flow: Flow, settings: ProxySettings) -> str:
@@ -91,19 +137,41 @@ def _error(status: int, kind: str, message: str) -> Response:
     )
 
 
-async def _read_body(request: Request, limit: int) -> bytes | None:
-    """The whole request body, or None when it is longer than ``limit``."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return None
-    parts: list[bytes] = []
-    size = 0
-    async for part in request.stream():
-        size += len(part)
-        if size > limit:
-            return None
-        parts.append(part)
-    return b"".join(parts)
+def _unreachable(exc: httpx.RequestError, url: httpx.URL) -> str:
+    # url is the one build_url made: the configured upstream's host and port.
+    upstream = f"{url.host}:{url.port}" if url.port else url.host
+    return next(text for kind, text in _UNREACHABLE if isinstance(exc, kind)).format(
+        upstream=upstream
+    )
+
+
+class TargetForm:
+    """ASGI middleware: the request target as a path, or a 400 (see :mod:`.target`).
+
+    An absolute-form or authority-form target naming the upstream becomes
+    the origin-form path it stands for; any other non-path target (``*``, a
+    ``CONNECT``, another host) is refused before routing.
+    """
+
+    def __init__(self, app: ASGIApp, upstreams: tuple[Upstream, ...]) -> None:
+        self.app = app
+        self.upstreams = upstreams
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        raw = scope.get("raw_path") or scope["path"].encode("latin-1")
+        try:
+            if scope["method"] == "CONNECT":
+                raise BadTarget("the proxy does not open tunnels (CONNECT)")
+            path = origin_form(raw.decode("latin-1"), self.upstreams)
+        except BadTarget as exc:
+            await _error(400, "bad_target", str(exc))(scope, receive, send)
+            return
+        if path.encode("latin-1") != raw:
+            scope = {**scope, "raw_path": path.encode("latin-1"), "path": path}
+        await self.app(scope, receive, send)
 
 
 class _RelayResponse(StreamingResponse):
@@ -133,6 +201,20 @@ class _RelayResponse(StreamingResponse):
                 self.flow.finish(TransportEnd("cancelled", self.flow.now(), why))
 
 
+def _pieces(upstream: httpx.Response, decoder: BodyDecoder | None) -> AsyncIterator[bytes]:
+    """The body as sent, or (compressed anyway) as decoded within the decoder's budget."""
+    if decoder is None:
+        return upstream.aiter_raw()  # the common case: no layer of our own per chunk
+    return _decoded(upstream, decoder)
+
+
+async def _decoded(upstream: httpx.Response, decoder: BodyDecoder) -> AsyncIterator[bytes]:
+    async for data in upstream.aiter_raw():
+        for piece in decoder.feed(data):
+            yield piece
+    decoder.finish()
+
+
 def create_app(
     log: FlowLog,
     client: httpx.AsyncClient,
@@ -141,21 +223,24 @@ def create_app(
 ) -> Starlette:
     """The Starlette app that proxies to ``settings.upstream`` (or each provider's host)."""
     conns = connections if connections is not None else ClientConnections()
+    limits = settings.limits
+    budget = BodyBudget(limits.max_pending)
+    override = Upstream.parse(settings.upstream) if settings.upstream is not None else None
+    families = {family: Upstream.parse(url) for family, url in UPSTREAMS.items()}
 
     async def relay(
-        upstream: httpx.Response, flow: Flow, url: str, peer: Peer, decoded: bool
+        upstream: httpx.Response, flow: Flow, url: str, peer: Peer, decoder: BodyDecoder | None
     ) -> AsyncIterator[bytes]:
         try:
-            # The body as sent (raw), unless the upstream compressed it despite
-            # accept-encoding: identity; then decoded.
-            pieces = upstream.aiter_bytes() if decoded else upstream.aiter_raw()
-            async for data in pieces:
+            async for data in _pieces(upstream, decoder):
                 time = flow.now()
                 try:
                     yield data  # to the app first…
                 finally:
                     flow.chunk(time, data)  # …then to the capture
             end = TransportEnd("eof", flow.now())
+        except DecodeStopped as exc:
+            end = TransportEnd("reset", flow.now(), str(exc))
         except httpx.RequestError as exc:
             end = transport_end(exc, url, flow.now(), settings.connect_timeout)
         except (asyncio.CancelledError, GeneratorExit):
@@ -168,25 +253,30 @@ def create_app(
         if end.reason != "eof":
             await break_connection(conns, peer, reset="reset" in (end.error or "").lower())
 
-    def begin(request: Request, body: bytes) -> tuple[Flow, httpx.Request]:
-        """The flow for this request, and the request to send upstream."""
-        # The path as the app sent it (still percent-encoded): forwarded unchanged,
-        # and the Gemini model in it is decoded exactly once.
+    async def begin(request: Request, body: bytes) -> tuple[Flow, httpx.Request]:
+        """The flow for this request, and the request to send upstream (raises BadTarget)."""
         raw_path = request.scope.get("raw_path") or request.url.path.encode()
-        path = raw_path.decode("latin-1")
+        path = normalize_path(raw_path.decode("latin-1"))
         query = request.scope.get("query_string", b"").decode("latin-1")
         route = resolve(request.method, path, {k.lower(): v for k, v in request.headers.items()})
-        url = upstream_url(route, path, query, settings.upstream)
+        url = build_url(override or families[route.family], path, query)
         forwarded = request_headers(request.headers.raw)
-        # Raises httpx.InvalidURL for a target httpx cannot send (before any flow exists).
-        outgoing = client.build_request(request.method, url, headers=forwarded, content=body)
+        try:
+            outgoing = client.build_request(request.method, url, headers=forwarded, content=body)
+        except httpx.InvalidURL as exc:
+            raise BadTarget(f"cannot forward this request: {exc}") from None
         as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]
-        flow = log.begin(
-            FlowRequest(request.method, path, query, as_sent, body, url),
-            route,
-            model_of(route, body),
-            request_secrets(request.headers.items(), query),
-        )
+        secrets = request_secrets(request.headers.items(), query)
+        flow_request = FlowRequest(request.method, path, query, as_sent, body, str(url))
+        # Parsing and scrubbing a large JSON body takes a while: not on the event loop
+        # (a small one is quicker done than handed to a thread).
+        if len(body) < _INLINE_BODY:
+            described = describe_request(flow_request, route, secrets, limits.max_json)
+        else:
+            described = await off_loop(
+                describe_request, flow_request, route, secrets, limits.max_json
+            )
+        flow = log.begin(flow_request, route, described.model, secrets, described=described)
         return flow, outgoing
 
     async def send_upstream(
@@ -202,7 +292,7 @@ def create_app(
         except httpx.RequestError as exc:
             end = transport_end(exc, str(outgoing.url), flow.now(), settings.connect_timeout)
             flow.finish(end)
-            return _error(502, "upstream_unreachable", end.error or "the upstream failed")
+            return _error(502, "upstream_unreachable", _unreachable(exc, outgoing.url))
         except asyncio.CancelledError:
             flow.finish(TransportEnd("cancelled", flow.now(), _why_cancelled(flow, settings)))
             if not flow.cancelled or task is None:
@@ -217,32 +307,51 @@ def create_app(
         flow.on_cancel = lambda: reset_now(conns, peer)
         return upstream
 
-    async def handle(request: Request) -> Response:
+    async def forward(request: Request) -> Response:
         try:
-            body = await _read_body(request, settings.max_body)
+            async with read_bounded_body(request, limits, budget) as body:
+                try:
+                    flow, outgoing = await begin(request, body)
+                except BadTarget as exc:
+                    return _error(400, "bad_target", str(exc))
+                peer = (request.client.host, request.client.port) if request.client else None
+                upstream = await send_upstream(outgoing, flow, peer)
+        except BodyRefused as exc:
+            kinds = {413: "request_too_large", 408: "request_timeout", 503: "proxy_busy"}
+            response = _error(exc.status, kinds.get(exc.status, "refused"), exc.message)
+            if exc.status == 503:
+                response.headers["retry-after"] = "1"
+            return response
         except ClientDisconnect:
             return Response(status_code=400)
-        if body is None:
-            return _error(413, "request_too_large", f"bodies over {settings.max_body} bytes")
-        try:
-            flow, outgoing = begin(request, body)
-        except httpx.InvalidURL as exc:
-            return _error(400, "bad_target", f"cannot forward this request: {exc}")
-        peer = (request.client.host, request.client.port) if request.client else None
-        upstream = await send_upstream(outgoing, flow, peer)
         if isinstance(upstream, Response):
             return upstream
-        decoded = upstream.headers.get("content-encoding", "identity").lower() != "identity"
+        encoding = upstream.headers.get("content-encoding", "identity")
+        try:
+            decoder = decoder_for(
+                encoding, max_ratio=settings.max_ratio, max_output=settings.max_record
+            )
+        except ValueError as exc:
+            decoder = None
+            flow.not_recordable(str(exc))
+        decoded = decoder is not None
         flow.response(
             upstream.status_code,
             upstream.http_version,
             {k.lower(): v for k, v in upstream.headers.items()},
         )
-        body_stream = relay(upstream, flow, str(outgoing.url), peer, decoded)
+        body_stream = relay(upstream, flow, str(outgoing.url), peer, decoder)
         return _RelayResponse(body_stream, upstream, flow, settings, decoded)
 
-    # The replay server's guard: a Host that is not this machine is a 421 (DNS rebinding).
-    guard = Middleware(HostCheck, allowed=allowed_hosts(settings.listen_host))
+    # The front's guard: a Host that is not this machine is a 421 (DNS rebinding),
+    # a browser request from another site a 403; then the target becomes a path.
+    guard = Middleware(
+        FrontGuard,
+        allowed=allowed_hosts(settings.listen_host),
+        max_header_bytes=limits.max_header_bytes,
+    )
+    target = Middleware(TargetForm, upstreams=settings.upstreams)
     return Starlette(
-        routes=[StarletteRoute("/{path:path}", handle, methods=METHODS)], middleware=[guard]
+        routes=[StarletteRoute("/{path:path}", forward, methods=METHODS)],
+        middleware=[guard, target],
     )

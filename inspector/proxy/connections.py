@@ -3,8 +3,8 @@
 When the upstream resets the connection (or closes it mid-body), the app
 must not see a clean end of the response: it gets what was forwarded, then
 a TCP reset (or a close without the end of the chunked body). ASGI does not
-expose the socket, so :func:`registering_protocol` makes uvicorn's h11
-protocol record each connection's transport by client address in a
+expose the socket, so the front's protocol (:func:`inspector.net.front_protocol`)
+records each connection's transport by client address in a
 :class:`ClientConnections`, where :func:`break_connection` finds it.
 """
 
@@ -17,9 +17,8 @@ import struct
 from typing import Final
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.protocols.utils import get_remote_addr
 
-from ..serve.app import kernel_unsent
+from ..net import Connections, front_protocol, kernel_unsent
 
 __all__ = ["ClientConnections", "break_connection", "registering_protocol", "reset_now"]
 
@@ -29,33 +28,15 @@ _DRAIN_LIMIT: Final = 2.0
 _AFTER_BREAK: Final = 5.0
 
 
-class ClientConnections(dict[tuple[str, int], asyncio.Transport]):
-    """Open connections from apps, by client address."""
+#: Open connections from apps, by client address (the front's registry).
+ClientConnections = Connections
 
 
-def registering_protocol(connections: ClientConnections) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, registering each connection's transport (and without Nagle)."""
-
-    class RegisteringProtocol(H11Protocol):
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            sock = transport.get_extra_info("socket")
-            if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-                # asyncio sets TCP_NODELAY only on sockets whose proto is IPPROTO_TCP, and
-                # a socket from socket.create_server has proto 0: without this, Nagle's
-                # algorithm holds each small chunk until the app acknowledges the last.
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            address = get_remote_addr(transport)
-            if address is not None:
-                connections[address] = transport
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self.client is not None and connections.get(self.client) is self.transport:
-                del connections[self.client]
-            super().connection_lost(exc)
-
-    return RegisteringProtocol
+def registering_protocol(
+    connections: Connections, header_timeout: float = 10.0
+) -> type[H11Protocol]:
+    """The front's h11 protocol (registry, ``TCP_NODELAY``, header deadline)."""
+    return front_protocol(connections, header_timeout)
 
 
 def _reset(transport: asyncio.Transport) -> None:

@@ -57,7 +57,8 @@ from ..live.secrets import redact_headers, redact_url
 from .recording import capture_name, create_capture_file, rewrite_header
 from .routes import Route
 
-__all__ = ["Flow", "FlowRequest", "is_event_stream", "scrubber_for"]
+__all__ = ["Described", "Flow", "FlowRequest", "describe_request", "is_event_stream",
+           "scrubber_for"]  # fmt: skip
 
 Notify = Callable[[], None]
 
@@ -84,14 +85,16 @@ def is_event_stream(headers: Mapping[str, str]) -> bool:
     return headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
 
 
-def _body_for_header(body: bytes) -> Any:
+def _body_for_header(body: bytes, max_json: int) -> Any:
     """The request body as the capture header keeps it: JSON when it is JSON."""
     if not body:
         return None
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return body.decode("utf-8", "replace")
+    if len(body) <= max_json:
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass
+    return body.decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,37 @@ class FlowRequest:
     upstream: str
 
 
+@dataclass(frozen=True, slots=True)
+class Described:
+    """What a request's body says, worked out once (off the event loop)."""
+
+    model: str | None
+    #: The request as the capture records it, every credential scrubbed.
+    record: dict[str, Any]
+
+
+def describe_request(
+    request: FlowRequest, route: Route, secrets: tuple[str, ...], max_json: int
+) -> Described:
+    """The model and the scrubbed record of ``request``: its body parsed once, at most
+    ``max_json`` bytes of it (a longer one is recorded as text). Takes a while for a
+    large body; the proxy runs it in a worker thread."""
+    body = _body_for_header(request.body, max_json)
+    model = route.path_model
+    if model is None and isinstance(body, dict) and isinstance(body.get("model"), str):
+        model = body["model"]
+    headers = {k.lower(): v for k, v in request.headers}
+    record = scrubber_for(secrets).scrub_value(
+        {
+            "method": request.method,
+            "url": redact_url(request.upstream),
+            "headers": redact_headers(headers),
+            "body": body,
+        }
+    )
+    return Described(model, record)
+
+
 class Flow:
     """One exchange through the proxy (see the module docstring)."""
 
@@ -121,6 +155,8 @@ class Flow:
         *,
         secrets_seen: Iterable[str],
         directory: Path | None,
+        described: Described | None = None,
+        max_record: int | None = None,
     ) -> None:
         self.number = number
         self.method = request.method
@@ -129,7 +165,8 @@ class Flow:
         self.provider = route.provider
         self.model = model
         self.directory = directory
-        self.scrubber = scrubber_for(tuple(secrets_seen))
+        secrets = tuple(secrets_seen)
+        self.scrubber = scrubber_for(secrets)
         self.started_at = datetime.now(UTC)
         self.status: int | None = None
         #: Body bytes forwarded to the app.
@@ -142,19 +179,18 @@ class Flow:
         self.trace: Trace | None = None
         self.normalizer: Normalizer | None = None
         self.description = f"proxy · #{number} · {request.method} {self.path}"
-        headers = {k.lower(): v for k, v in request.headers}
+        if described is None:
+            described = describe_request(request, route, secrets, len(request.body))
         self.exchange: dict[str, Any] = {
-            "request": self.scrubber.scrub_value(
-                {
-                    "method": request.method,
-                    "url": redact_url(request.upstream),
-                    "headers": redact_headers(headers),
-                    "body": _body_for_header(request.body),
-                }
-            ),
+            "request": described.record,
             "response": None,
             "timings": {},
         }
+        #: Response body bytes recorded at most (None: no bound); the app gets them all.
+        self.max_record = max_record
+        self._recorded = 0
+        #: Why the body is not recorded though the exchange is (set by the proxy).
+        self._unrecordable: str | None = None
         self.ended = asyncio.Event()
         #: Set by the proxy: stops this exchange (the app's connection is aborted).
         self.on_cancel: Callable[[], object] | None = None
@@ -264,14 +300,39 @@ class Flow:
             self.state = PASSED
         self._notify()
 
+    def not_recordable(self, why: str) -> None:
+        """The body cannot be recorded as a stream (the proxy cannot decode it): the
+        capture then holds the exchange and ``why``, not the bytes."""
+        self._unrecordable = why
+
     def chunk(self, time_: float, data: bytes) -> None:
         """One piece of the body, already forwarded to the app."""
         self.bytes += len(data)
         self._timing("first_byte", time_)
         self.exchange["timings"]["last_byte"] = round(time_, 6)
-        if self.normalizer is not None:
-            self._record(time_, self.scrubber.feed(data))
+        if self.normalizer is not None and self._unrecordable is None:
+            self._record(time_, self.scrubber.feed(self._within_budget(data)))
         self._notify()
+
+    def _within_budget(self, data: bytes) -> bytes:
+        # The app received all of it; the capture keeps the first max_record bytes.
+        if self.max_record is None:
+            return data
+        room = max(0, self.max_record - self._recorded)
+        self._recorded += len(data)
+        return data[:room]
+
+    @property
+    def cut(self) -> str | None:
+        """Where the recording was cut and why, if it was (the app got everything)."""
+        if self._unrecordable is not None:
+            return f"the body was not recorded: {self._unrecordable}"
+        if self.max_record is not None and self._recorded > self.max_record:
+            return (
+                f"only the first {self.max_record} of the {self._recorded} body bytes the app "
+                "received were recorded (the proxy's --max-record)"
+            )
+        return None
 
     def finish(self, end: TransportEnd) -> None:
         """The exchange ended as ``end`` says; settle the trace and close the capture."""
@@ -372,6 +433,9 @@ class Flow:
             error = end.error
             if self._error_bytes >= MAX_ERROR_BODY:
                 error = f"only the first {MAX_ERROR_BODY} bytes of the error body were recorded"
+            cut = self.cut
+            if cut is not None:
+                error = f"{error}; {cut}" if error else cut
             writer.end(end.reason, self.duration or 0.0, error)
             rewrite_header(self.capture, self._header())
         except (OSError, ValueError) as exc:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from ..terminal import escape_controls, safe_path
-from .flow import Flow, FlowRequest
+from .flow import Described, Flow, FlowRequest
 from .routes import Route
 
 __all__ = ["MAX_FLOWS", "FlowLog", "flow_line"]
@@ -30,8 +30,12 @@ Watcher = Callable[[Flow], None]
 class FlowLog:
     """Every exchange so far (the last :data:`MAX_FLOWS`), and who wants to know."""
 
-    def __init__(self, directory: Path | None, limit: int = MAX_FLOWS) -> None:
+    def __init__(
+        self, directory: Path | None, limit: int = MAX_FLOWS, max_record: int | None = None
+    ) -> None:
         self.directory = directory
+        #: Response bytes each capture records at most (the proxy sets its --max-record).
+        self.max_record = max_record
         self.flows: deque[Flow] = deque(maxlen=limit)
         self.count = 0
         self._watchers: list[Watcher] = []
@@ -41,12 +45,24 @@ class FlowLog:
         self._watchers.append(watcher)
 
     def begin(
-        self, request: FlowRequest, route: Route, model: str | None, secrets: Iterable[str]
+        self,
+        request: FlowRequest,
+        route: Route,
+        model: str | None,
+        secrets: Iterable[str],
+        described: Described | None = None,
     ) -> Flow:
-        """A new exchange."""
+        """A new exchange (``described``: its body already read, off the event loop)."""
         self.count += 1
         flow = Flow(
-            self.count, request, route, model, secrets_seen=secrets, directory=self.directory
+            self.count,
+            request,
+            route,
+            model,
+            secrets_seen=secrets,
+            directory=self.directory,
+            described=described,
+            max_record=self.max_record,
         )
         self.flows.append(flow)
         flow.watch(lambda: self._changed(flow))

@@ -22,6 +22,8 @@ from typing import Any, Final
 
 import orjson
 
+from ..capture_writer import header_line
+
 __all__ = ["capture_name", "create_capture_file", "rewrite_header"]
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
@@ -58,7 +60,7 @@ def rewrite_header(path: Path, changes: dict[str, Any]) -> None:
         with path.open("rb") as source, os.fdopen(fd, "wb") as target:
             header = orjson.loads(source.readline())
             header.update(changes)
-            target.write(orjson.dumps(header) + b"\n")
+            target.write(header_line(header))  # the one writer's line: it fits the reader
             shutil.copyfileobj(source, target)
         os.replace(temporary, path)
     except BaseException:

@@ -7,8 +7,9 @@ files — to the upstream its path or headers point at (:data:`UPSTREAMS`), but
 it is not recorded: there is no adapter for it.
 
 ``--upstream URL`` replaces the table's hosts with one server (a compatible
-server, ``inspector serve``, a test upstream); the request's path and query
-are appended to the URL's own path. Nothing here does I/O.
+server, ``inspector serve``, a test upstream); the request's path
+(normalized, :mod:`.target`) and query are appended to the URL's own path.
+Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import orjson
 
@@ -79,12 +80,13 @@ def resolve(method: str, path: str, headers: Mapping[str, str]) -> Route:
 
 
 def upstream_url(route: Route, path: str, query: str, override: str | None) -> str:
-    """The URL to forward to: the override's (or the family's) origin and path + ``path``."""
+    """The URL to forward to: the override's (or the family's) origin and path, then
+    ``path`` normalized; built from parts (:mod:`.target`), raises
+    :class:`~.target.BadTarget` for a path that would leave the upstream's."""
+    from .target import Upstream, build_url, normalize_path
+
     base = override if override is not None else UPSTREAMS[route.family]
-    parts = urlsplit(base)
-    prefix = parts.path.rstrip("/")
-    url = f"{parts.scheme}://{parts.netloc}{prefix}{path}"
-    return f"{url}?{query}" if query else url
+    return str(build_url(Upstream.parse(base), normalize_path(path), query))
 
 
 def model_of(route: Route, body: bytes) -> str | None:

@@ -1,7 +1,9 @@
 """Running the proxy with uvicorn: in the current event loop, or a background thread.
 
 The listening socket is bound here, before uvicorn starts, so port 0 gives a
-free port whose number is known at once. uvicorn's access log, ``Server``
+free port whose number is known at once. The front's limits (header
+deadline, idle time, connection cap, header size) are uvicorn settings here
+(:func:`inspector.net.uvicorn_settings`), the rest live in the app. uvicorn's access log, ``Server``
 and ``Date`` headers are off: requests are logged by the proxy without
 their query (a Gemini key may be there), and the upstream's own ``Server``
 and ``Date`` reach the app unchanged.
@@ -20,9 +22,10 @@ import uvicorn
 
 from ..core.trace import TransportEnd
 from ..live.secrets import is_loopback_url
+from ..net import uvicorn_settings
 from ..serve.runner import bind, start_in_thread
 from .app import ProxySettings, create_app
-from .connections import ClientConnections, registering_protocol
+from .connections import ClientConnections
 from .log import FlowLog
 
 __all__ = ["ProxyServer", "upstream_client"]
@@ -83,6 +86,8 @@ class ProxyServer:
         screen).
         """
         self.log = log
+        if log.max_record is None:
+            log.max_record = settings.max_record
         self.settings = settings
         self.connections = ClientConnections()
         self.client = upstream_client(settings)
@@ -94,14 +99,10 @@ class ProxyServer:
         self.port: int = bound_port
         config = uvicorn.Config(
             self.app,
-            http=registering_protocol(self.connections),
-            ws="none",
-            lifespan="off",
             log_level="critical" if terminal_owned else "warning",
-            access_log=False,
-            server_header=False,
             date_header=False,
             timeout_graceful_shutdown=_GRACEFUL,
+            **uvicorn_settings(settings.limits, self.connections),
         )
         server_class = uvicorn.Server if handle_signals else _QuietServer
         self.server = server_class(config)

@@ -13,14 +13,11 @@ and looked up by the client's address.
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import ipaddress
 import socket
 import struct
-import termios
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
 from typing import Any, Final
-from urllib.parse import quote
 
 import orjson
 from starlette.applications import Starlette
@@ -28,12 +25,23 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope
-from starlette.types import Send as ASGISend
 
 from ..capture import Recording
+from ..net import (
+    BodyBudget,
+    BodyRefused,
+    Connections,
+    FrontGuard,
+    FrontLimits,
+    allowed_hosts,
+    kernel_unsent,
+    parse_json,
+    read_body,
+)
+from ..net.limits import SERVE_LIMITS
+from ..net.offload import JsonTooLarge
 from ..terminal import escape_controls
-from .catalog import ENDPOINTS, Catalog, Entry
+from .catalog import ENDPOINTS, Catalog
 from .errors import RETRY_AFTER_STATUSES, error_body
 from .faults import (
     FAULT_HEADER,
@@ -47,6 +55,7 @@ from .faults import (
     iter_plan,
     parse_faults,
 )
+from .headers import SafeHeaders, replayed_headers
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -64,38 +73,17 @@ __all__ = [
 KEEPALIVES: Final[dict[str, bytes]] = {"anthropic": b'event: ping\ndata: {"type": "ping"}\n\n'}
 COMMENT_KEEPALIVE: Final = b": ping\n\n"
 
-#: Recorded response headers that describe the recorded connection, not the body.
-_NOT_REPLAYED: Final = frozenset(
-    {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive",
-     "date", "server", "set-cookie"}
-)  # fmt: skip
 #: How long to wait for written bytes to leave before a reset, and for the disconnect after.
 _DRAIN_LIMIT: Final = 2.0
 _AFTER_BREAK_LIMIT: Final = 5.0
 #: Request bodies larger than this are refused (413): a replay needs only the model.
-DEFAULT_MAX_BODY: Final = 1 << 20
-#: A request body must arrive within this many seconds (408 otherwise).
-BODY_TIMEOUT: Final = 30.0
+DEFAULT_MAX_BODY: Final = SERVE_LIMITS.max_body
 #: Bytes sent without a pause before other clients get a turn (``speed=0``, ``chunk=1``).
 _YIELD_EVERY: Final = 64 * 1024
+#: The front's guard, under the name it had here (Host and cross-site checks).
+HostCheck = FrontGuard
 
 Log = Callable[[str], None]
-
-
-class Connections(dict[tuple[str, int], asyncio.Transport]):
-    """Open connections by client address, so a response can reset its own."""
-
-
-def kernel_unsent(sock: Any) -> int:
-    """Bytes the kernel still holds for this socket, not yet acknowledged (Linux, macOS)."""
-    request = getattr(termios, "TIOCOUTQ", None)
-    if sock is None or request is None:
-        return 0
-    try:
-        answer = fcntl.ioctl(sock.fileno(), request, b"\0\0\0\0")
-    except OSError:
-        return 0
-    return int(struct.unpack("i", answer)[0])
 
 
 async def _break(connections: Connections, client: tuple[str, int] | None, how: str) -> None:
@@ -180,21 +168,6 @@ async def _play(
             await _break(connections, client, step.how)
 
 
-def _replayed_headers(entry: Entry) -> dict[str, str]:
-    response = (entry.recording.header or {}).get("response") or {}
-    recorded = response.get("headers") if isinstance(response, dict) else None
-    headers = {
-        str(k).lower(): str(v)
-        for k, v in (recorded.items() if isinstance(recorded, dict) else [])
-        if str(k).lower() not in _NOT_REPLAYED
-    }
-    status = entry.recording.status or 200
-    headers.setdefault("content-type", "text/event-stream" if status < 400 else "application/json")
-    headers.setdefault("cache-control", "no-cache")
-    headers["x-inspector-capture"] = quote(entry.name, safe="")
-    return headers
-
-
 def _json_error(provider: str, status: int, message: str, faults: Faults | None = None) -> Response:
     headers = {}
     if status in RETRY_AFTER_STATUSES:
@@ -207,118 +180,29 @@ def _json_error(provider: str, status: int, message: str, faults: Faults | None 
     )
 
 
-class BodyTooLarge(Exception):
-    """The request body is over the limit."""
-
-
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refusing (:class:`BodyTooLarge`) more than ``limit`` bytes.
-
-    The declared ``Content-Length`` is checked first; a chunked body is counted
-    as it arrives, so nothing over the limit is ever held.
-    """
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
-        raise BodyTooLarge
-    parts: list[bytes] = []
-    size = 0
-    async with asyncio.timeout(BODY_TIMEOUT):
-        async for part in request.stream():
-            size += len(part)
-            if size > limit:
-                raise BodyTooLarge
-            parts.append(part)
-    body = b"".join(parts)
-    request._body = body
-    return body
-
-
-_LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
-_WILDCARDS: Final = frozenset({"0.0.0.0", "::", ""})
-
-
-def allowed_hosts(bound: str) -> Callable[[str], bool]:
-    """Which ``Host`` header names this server answers to (any port).
-
-    Loopback names and addresses always; the name it was bound to; and, bound
-    to every interface (``0.0.0.0``, ``::``), any IP address literal. A DNS
-    name that merely *resolves* to this machine is refused: that is how a web
-    page rebinds its own name to reach a server on loopback.
-    """
-    own = bound.strip("[]").lower()
-
-    def allowed(host: str) -> bool:
-        name = host.strip("[]").lower().rstrip(".")
-        if name in _LOOPBACK_NAMES or name == own:
-            return True
-        try:
-            address = ipaddress.ip_address(name)
-        except ValueError:
-            return False
-        return address.is_loopback or own in _WILDCARDS
-
-    return allowed
-
-
-def _host_name(value: str) -> str | None:
-    """The host of a ``Host`` header value (without the port), or None if malformed."""
-    if value.startswith("["):
-        end = value.find("]")
-        rest = value[end + 1 :] if end > 0 else "x"
-        if end < 0 or (rest and not (rest[0] == ":" and rest[1:].isdigit())):
-            return None
-        return value[: end + 1]
-    name, _, port = value.partition(":")
-    if not name or (port and not (port.isascii() and port.isdigit())):
-        return None
-    return name
-
-
-class HostCheck:
-    """ASGI middleware: 421 for a request whose ``Host`` this server is not (DNS rebinding)."""
-
-    def __init__(self, app: ASGIApp, allowed: Callable[[str], bool], log: Log | None = None):
-        self.app = app
-        self.allowed = allowed
-        self.log = log
-
-    async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        values = [v for k, v in scope["headers"] if k == b"host"]
-        raw = values[0].decode("latin-1") if len(values) == 1 else None
-        name = _host_name(raw) if raw else None
-        if name is not None and self.allowed(name):
-            await self.app(scope, receive, send)
-            return
-        shown = "missing" if raw is None else repr(raw)
-        if self.log is not None:
-            self.log(escape_controls(f"{scope['method']} {scope['path']} → 421 (Host {shown})"))
-        message = (
-            f"this server answers only to loopback host names, not Host {shown} "
-            "(a page on another site cannot reach it by renaming itself)"
-        )
-        response = JSONResponse({"error": {"message": message, "code": 421}}, status_code=421)
-        await response(scope, receive, send)
-
-
 def create_app(
     catalog: Catalog,
     *,
     speed: float = 1.0,
     connections: Connections | None = None,
     log: Log | None = None,
-    max_body: int = DEFAULT_MAX_BODY,
+    max_body: int | None = None,
     host: str = "127.0.0.1",
+    limits: FrontLimits = SERVE_LIMITS,
 ) -> Starlette:
     """The Starlette app serving ``catalog`` at ``speed`` (0: no delays).
 
-    Bodies over ``max_body`` bytes are refused with 413; a ``Host`` other than
-    loopback or ``host`` (the address it is bound to) with 421. Every log line
-    is escaped: paths, models and messages come from the client.
+    Requests pass the front (:mod:`inspector.net`) first: a ``Host`` other
+    than loopback or ``host`` (the address it is bound to) gets 421, a
+    cross-site browser request 403, a body over ``limits.max_body`` (or
+    ``max_body``) 413. Every log line is escaped: paths, models and messages
+    come from the client. Every response carries the safe headers of
+    :mod:`.headers`, and only those a capture may set.
     """
+    if max_body is not None:
+        limits = replace(limits, max_body=max_body, max_json=max(limits.max_json, max_body))
     conns = connections if connections is not None else Connections()
+    budget = BodyBudget(limits.max_pending)
 
     def note(text: str) -> None:
         if log is not None:
@@ -326,12 +210,6 @@ def create_app(
 
     async def play(request: Request, provider: str, model: str | None) -> Response:
         path = request.url.path
-        # Answer only once the whole request is in: a client still sending its
-        # body when a reset fault hits gets a failed send, and asyncio then
-        # drops the response bytes it had already received.
-        problem = await _body_problem(request, provider)
-        if problem is not None:
-            return problem
         try:
             faults = parse_faults(request.query_params, request.headers.get(FAULT_HEADER))
         except FaultError as exc:
@@ -362,29 +240,26 @@ def create_app(
         )
         client = (request.client.host, request.client.port) if request.client else None
         return StreamingResponse(
-            _play(steps, conns, client), status_code=status, headers=_replayed_headers(entry)
+            _play(steps, conns, client), status_code=status, headers=replayed_headers(entry)
         )
 
-    async def _body_problem(request: Request, provider: str) -> Response | None:
-        try:
-            await read_body(request, max_body)
-        except BodyTooLarge:
-            note(f"{request.method} {request.url.path} → 413 (body over {max_body} bytes)")
-            message = f"the request body is larger than {max_body} bytes"
-            return _json_error(provider, 413, message)
-        except TimeoutError:
-            note(f"{request.method} {request.url.path} → 408 (body too slow)")
-            return _json_error(provider, 408, f"the request body took over {BODY_TIMEOUT:g} s")
-        return None
+    def refused(request: Request, provider: str, exc: BodyRefused) -> Response:
+        note(f"{request.method} {request.url.path} → {exc.status} ({exc.message})")
+        response = _json_error(provider, exc.status, exc.message)
+        if exc.status == 503:
+            response.headers["retry-after"] = "1"
+        return response
 
     async def body_model(request: Request, provider: str) -> tuple[str | None, Response | None]:
-        problem = await _body_problem(request, provider)
-        if problem is not None:
-            return None, problem
-        raw = await request.body()
+        # Answer only once the whole request is in: a client still sending its
+        # body when a reset fault hits gets a failed send, and asyncio then
+        # drops the response bytes it had already received.
         try:
-            body = orjson.loads(raw) if raw.strip() else {}
-        except orjson.JSONDecodeError as exc:
+            async with read_body(request, limits, budget) as raw:
+                body = await parse_json(raw, limits.max_json) if raw.strip() else {}
+        except BodyRefused as exc:
+            return None, refused(request, provider, exc)
+        except (orjson.JSONDecodeError, JsonTooLarge) as exc:
             return None, _json_error(provider, 400, f"the request body is not valid JSON ({exc})")
         model = body.get("model") if isinstance(body, dict) else None
         return (model if isinstance(model, str) else None), None
@@ -397,6 +272,11 @@ def create_app(
         return endpoint
 
     async def gemini(request: Request) -> Response:
+        try:
+            async with read_body(request, limits, budget):
+                pass  # the model is in the path; the body is only bounded
+        except BodyRefused as exc:
+            return refused(request, "gemini", exc)
         model, _, action = request.path_params["target"].rpartition(":")
         if action != "streamGenerateContent" or not model:
             message = f"only :streamGenerateContent is served, not {request.url.path}"
@@ -436,5 +316,8 @@ def create_app(
         for p in ("openai-chat", "openai-responses", "anthropic")
     ]
     routes.append(Route("/v1beta/models/{target}", gemini, methods=["POST"]))
-    guard = Middleware(HostCheck, allowed=allowed_hosts(host), log=note)
-    return Starlette(routes=routes, middleware=[guard])
+    guard = Middleware(
+        FrontGuard, allowed=allowed_hosts(host), log=note, max_header_bytes=limits.max_header_bytes
+    )
+    # SafeHeaders outermost: the guard's refusals get the safe headers too.
+    return Starlette(routes=routes, middleware=[Middleware(SafeHeaders), guard])

@@ -101,6 +101,8 @@ class Catalog:
 _TOKEN: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _FIELD_VALUE: Final = re.compile(r"[\t\x20-\x7e\xa0-\xff]*")
 MAX_REPLAYED_HEADERS: Final = 100
+#: Statuses whose response has no body by definition (RFC 9110 §6.4.1).
+_BODILESS: Final = frozenset({204, 304})
 MAX_HEADER_VALUE: Final = 8192
 
 
@@ -134,9 +136,14 @@ def replay_problem(rec: Recording) -> str | None:
         return "the header's 'response' is not an object"
     status = response.get("status")
     if status is not None and (
-        isinstance(status, bool) or not isinstance(status, int) or not 200 <= status <= 599
+        isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599
     ):
         return f"the recorded status {status!r} is not an HTTP status from 200 to 599"
+    if status in _BODILESS or (isinstance(status, int) and status < 200):
+        return (
+            f"the recorded status {status} cannot carry a body in HTTP "
+            "(1xx, 204 and 304 never do), so the stream cannot be replayed"
+        )
     headers = response.get("headers")
     if headers is None:
         return None

@@ -5,96 +5,34 @@ free port whose number is known at once. uvicorn's own access log is off:
 it would print request query strings, and a Gemini client may put its key
 there. The app logs each request itself, without the query, escaped.
 
-Slow and greedy clients are bounded (see "Serving to untrusted clients" in
-``docs/live.md``): a connection must finish its request headers within
-:data:`HEADER_TIMEOUT` seconds of opening or of its previous response (uvicorn
-itself only times out idle keep-alive connections, so a client trickling
-headers would hold a connection for ever); at most :data:`MAX_CONNECTIONS`
-are served at once (more get 503); request headers are capped at
-:data:`MAX_HEADER_BYTES`.
+Slow and greedy clients are bounded by the front both servers share
+(:mod:`inspector.net`, "The servers" in ``docs/security.md``): a deadline
+for request headers, an idle time, a connection cap, a header size cap.
 """
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.protocols.utils import get_remote_addr
 
-from .app import DEFAULT_MAX_BODY, Connections, Log, create_app
+from ..net import Connections, FrontLimits, uvicorn_settings
+from ..net.limits import SERVE_LIMITS
+from .app import Log, create_app
 from .catalog import Catalog
 
 __all__ = ["HEADER_TIMEOUT", "MAX_CONNECTIONS", "MAX_HEADER_BYTES", "ReplayServer", "bind"]
 
 _STOP_WAIT: Final = 10.0
-#: Seconds a connection may take to send a request's headers (slowloris).
-HEADER_TIMEOUT: Final = 10.0
-#: Seconds an idle keep-alive connection stays open after a response.
-KEEP_ALIVE_TIMEOUT: Final = 5
-#: Connections served at once; beyond it requests get 503.
-MAX_CONNECTIONS: Final = 256
-#: Request line and headers together (h11's incomplete-event limit).
-MAX_HEADER_BYTES: Final = 64 * 1024
-
-
-def _protocol_for(connections: Connections, header_timeout: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, registering each connection's transport and
-    closing a connection that does not finish its request headers in time."""
-
-    class RegisteringProtocol(H11Protocol):
-        _header_timer: asyncio.TimerHandle | None = None
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            sock = transport.get_extra_info("socket")
-            if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-                # asyncio sets TCP_NODELAY only when the socket's proto is IPPROTO_TCP;
-                # socket.create_server's is 0. Without it Nagle holds each small chunk
-                # until the client acknowledges the last (up to 40 ms per chunk).
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            address = get_remote_addr(transport)
-            if address is not None:
-                connections[address] = transport
-            self._arm_header_timer()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm_header_timer()
-            if self.client is not None and connections.get(self.client) is self.transport:
-                del connections[self.client]
-            super().connection_lost(exc)
-
-        def handle_events(self) -> None:
-            super().handle_events()
-            if self._in_request():
-                self._disarm_header_timer()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm_header_timer()  # the next request's headers are on the clock too
-
-        def _in_request(self) -> bool:
-            return self.cycle is not None and not self.cycle.response_complete
-
-        def _arm_header_timer(self) -> None:
-            self._disarm_header_timer()
-            self._header_timer = self.loop.call_later(header_timeout, self._headers_too_slow)
-
-        def _disarm_header_timer(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def _headers_too_slow(self) -> None:
-            self._header_timer = None
-            if not self._in_request() and not self.transport.is_closing():
-                self.transport.close()
-
-    return RegisteringProtocol
+#: The front's defaults for serve, under the names they had here.
+HEADER_TIMEOUT: Final = SERVE_LIMITS.header_timeout
+KEEP_ALIVE_TIMEOUT: Final = SERVE_LIMITS.idle_timeout
+MAX_CONNECTIONS: Final = SERVE_LIMITS.max_connections
+MAX_HEADER_BYTES: Final = SERVE_LIMITS.max_header_bytes
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -130,18 +68,28 @@ class ReplayServer:
         port: int = 0,
         speed: float = 1.0,
         log: Log | None = None,
-        max_body: int = DEFAULT_MAX_BODY,
-        header_timeout: float = HEADER_TIMEOUT,
-        max_connections: int = MAX_CONNECTIONS,
+        max_body: int | None = None,
+        header_timeout: float | None = None,
+        max_connections: int | None = None,
+        limits: FrontLimits = SERVE_LIMITS,
     ) -> None:
+        if max_body is not None:
+            limits = replace(limits, max_body=max_body)
+        if header_timeout is not None:
+            limits = replace(limits, header_timeout=header_timeout)
+        if max_connections is not None:
+            limits = replace(limits, max_connections=max_connections)
+        if limits.max_json < limits.max_body:
+            limits = replace(limits, max_json=limits.max_body)
+        self.limits = limits
         self.connections = Connections()
         self.app = create_app(
             catalog,
             speed=speed,
             connections=self.connections,
             log=log,
-            max_body=max_body,
             host=host,
+            limits=limits,
         )
         self.socket = bind(host, port)
         bound_host, bound_port = self.socket.getsockname()[:2]
@@ -150,16 +98,9 @@ class ReplayServer:
         self.port: int = bound_port
         config = uvicorn.Config(
             self.app,
-            http=_protocol_for(self.connections, header_timeout),
-            ws="none",
-            lifespan="off",
             log_level="warning",
-            access_log=False,
             timeout_graceful_shutdown=2,
-            timeout_keep_alive=KEEP_ALIVE_TIMEOUT,
-            limit_concurrency=max_connections,
-            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-            server_header=False,
+            **uvicorn_settings(limits, self.connections),
         )
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None

@@ -102,7 +102,7 @@ def test_a_symlink_at_the_output_path_is_not_followed(
     assert precious.read_text() == "do not touch"
 
 
-def test_a_symlink_planted_after_the_check_is_replaced_not_written_through(
+def test_a_symlink_planted_after_the_check_is_not_written_through(
     tmp_path: Path,
 ) -> None:
     precious = tmp_path / "precious.txt"
@@ -114,13 +114,13 @@ def test_a_symlink_planted_after_the_check_is_replaced_not_written_through(
     sink.chunk(0.1, b"data: x\n\n")
     sink.close({"provider": "openai-chat"}, "eof", 0.2, None)
     assert precious.read_text() == "do not touch"
-    assert not path.is_symlink()
-    rec = load_recording(path)
+    assert path.is_symlink() and sink.path == tmp_path / "c-2.jsonl"  # the next free name
+    rec = load_recording(sink.path)
     assert rec.body == b"data: x\n\n" and rec.end is not None and not rec.problems
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
 
 
-def test_an_existing_capture_is_replaced_not_written_through(
+def test_an_existing_capture_is_neither_replaced_nor_written_through(
     long_server: ReplayServer, tmp_path: Path
 ) -> None:
     output = tmp_path / "c.jsonl"
@@ -131,8 +131,9 @@ def test_an_existing_capture_is_replaced_not_written_through(
     os.link(output, planted)
     result = record(long_server.url, output)
     assert result.returncode == 0, result.stderr
-    assert b"old content" not in output.read_bytes()
-    assert load_recording(output).problems == []
+    assert output.read_bytes() == b"old content " * 100_000  # never overwritten
+    assert load_recording(tmp_path / "c-2.jsonl").problems == []
+    assert "c-2.jsonl" in result.stdout
     assert planted.read_bytes() == b"old content " * 100_000
 
 
