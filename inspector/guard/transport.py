@@ -1,0 +1,284 @@
+"""The guard transport: the normalizer watching every streamed response as it passes.
+
+Wrap the transport an SDK's ``httpx`` client uses. For a streaming response
+of a known provider (by the request's path), each chunk goes to a
+:class:`~inspector.core.normalizer.Normalizer` before the SDK sees it. When
+the normalizer has proven a normal end, the guard stops reading (a
+connection held open after the final signal cannot hang the client). When
+the stream ends, or the normalizer ends it failed or interrupted, without
+that proof, the next read raises :class:`~.errors.StreamNotProven` in the
+SDK's own iterator. Everything else passes through untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from types import ModuleType, SimpleNamespace
+from typing import Any, Final
+
+import httpx
+
+from ..core.bounded import KEPT_EVENTS
+from ..core.normalizer import Normalizer, stream_id_for
+from ..core.trace import TransportEnd
+from .errors import Evidence, NotProven, StreamNotProven
+
+__all__ = ["AsyncGuardTransport", "GuardTransport", "guard_for", "provider_for"]
+
+#: The end of a request path -> the provider that streams there.
+_PATHS: Final = (
+    ("/chat/completions", "openai-chat"),
+    ("/responses", "openai-responses"),
+    ("/messages", "anthropic"),
+    (":streamGenerateContent", "gemini"),
+)
+_TAIL: Final = 2048
+#: Characters of draft text and tool arguments the evidence keeps, at most.
+_MAX_DRAFT: Final = 64 * 1024
+
+
+def provider_for(path: str) -> str | None:
+    """The provider whose streaming endpoint ``path`` is, or None."""
+    return next((p for end, p in _PATHS if path.endswith(end)), None)
+
+
+class _Watch:
+    """The normalizer of one response, and the evidence it gives."""
+
+    def __init__(self, provider: str, request: Any, encoding: str, error: type[NotProven]) -> None:
+        self.error_type = error
+        self.provider = provider
+        self.request = request
+        self.normalizer = Normalizer(
+            provider, stream_id_for(request.url.raw_path), keep_history=False
+        )
+        self.events = 0
+        self.text: list[str] = []
+        self.calls: dict[str, list[str]] = {}
+        self.names: dict[str, str] = {}
+        self.kinds: dict[str, str] = {}
+        self.tail = b""
+        self.kept = 0  # characters of draft text and arguments kept as evidence
+        self.inflate = zlib.decompressobj(47 if encoding == "gzip" else 15) if encoding in (
+            "gzip", "deflate") else None  # fmt: skip
+
+    @property
+    def state(self) -> str:
+        return self.normalizer.machine.state
+
+    def feed(self, chunk: bytes) -> None:
+        data = self.inflate.decompress(chunk) if self.inflate is not None else chunk
+        self.tail = (self.tail + data)[-_TAIL:]
+        before = len(self.normalizer.trace.events)
+        self.normalizer.feed(data)
+        self._keep(before)
+
+    def _keep(self, before: int) -> None:
+        events = self.normalizer.trace.events
+        self.events = len(events)
+        # A bounded trace keeps its last events only: a chunk of more deltas than
+        # that leaves a gap in the draft text (the evidence says "at most").
+        for index in range(max(before, len(events) - KEPT_EVENTS), len(events)):
+            self._note(events[index])
+
+    def _note(self, event: dict[str, object]) -> None:
+        kind = event["type"]
+        if kind == "block.start":
+            block = event["block"]
+            assert isinstance(block, dict)
+            self.kinds[block["id"]] = block["kind"]
+            if block["kind"] == "tool_call":
+                self.calls[block["id"]] = []
+                self.names[block["id"]] = str(event.get("name") or "")
+        elif kind == "block.delta":
+            block = event["block"]
+            delta = event["delta"]
+            assert isinstance(block, dict) and isinstance(delta, dict)
+            if self.kept >= _MAX_DRAFT:
+                return
+            if self.kinds.get(block["id"]) == "text" and delta["kind"] == "text":
+                self.text.append(delta["text"])
+                self.kept += len(delta["text"])
+            elif block["id"] in self.calls and delta["kind"] == "json_text":
+                self.calls[block["id"]].append(delta["text"])
+                self.kept += len(delta["text"])
+
+    def finish(self, reason: str) -> None:
+        before = len(self.normalizer.trace.events)
+        self.normalizer.finish(TransportEnd(reason))
+        self._keep(before)
+
+    def error(self) -> NotProven:
+        trace = self.normalizer.trace
+        terminal = trace.terminal_event
+        message = (
+            terminal["error"]["message"] if terminal is not None and "error" in terminal else None
+        )
+        evidence = Evidence(
+            provider=self.provider,
+            state=self.state,
+            category=trace.ending,
+            message=message,
+            bytes_received=trace.chunks.bytes_received,
+            events=self.events,
+            text="".join(self.text),
+            tool_calls=tuple((self.names[b], "".join(p)) for b, p in self.calls.items()),
+            tail=self.tail,
+        )
+        return self.error_type(evidence, self.request)
+
+
+def _watch(
+    request: Any, response: Any, provider: str | None, error: type[NotProven]
+) -> _Watch | None:
+    """A watch for ``response`` when it is a provider's event stream, else None."""
+    chosen = provider or provider_for(request.url.path)
+    content_type = response.headers.get("content-type", "")
+    if chosen is None or response.status_code >= 400 or "event-stream" not in content_type:
+        return None
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "deflate"):
+        return None  # (brotli, zstd: not decoded here, so not judged)
+    return _Watch(chosen, request, encoding, error)
+
+
+@functools.cache
+def guard_for(hx: ModuleType) -> Any:
+    """The guard transports for ``hx``: ``httpx``, or a fork with its API (``httpx2``, which
+    the anthropic SDK uses). ``.sync``, ``.async_`` and ``.error`` (its StreamNotProven)."""
+    not_proven = StreamNotProven if hx is httpx else _error_for(hx)
+
+    class _GuardedStream(hx.SyncByteStream):
+        def __init__(self, inner: hx.SyncByteStream, watch: _Watch) -> None:
+            self.inner = inner
+            self.watch = watch
+
+        def __iter__(self) -> Iterator[bytes]:
+            watch = self.watch
+            try:
+                for chunk in self.inner:
+                    watch.feed(chunk)
+                    yield chunk
+                    if watch.state == "completed":
+                        return  # proven: nothing after the final signal can change it
+                    if watch.state in ("failed", "interrupted"):
+                        raise watch.error()
+            except hx.TransportError as exc:
+                if isinstance(exc, not_proven):
+                    raise
+                watch.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+                raise
+            watch.finish("eof")
+            if watch.state != "completed":
+                raise watch.error()
+
+        def close(self) -> None:
+            self.inner.close()
+
+    class _AsyncGuardedStream(hx.AsyncByteStream):
+        def __init__(self, inner: hx.AsyncByteStream, watch: _Watch) -> None:
+            self.inner = inner
+            self.watch = watch
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            watch = self.watch
+            try:
+                async for chunk in self.inner:
+                    watch.feed(chunk)
+                    yield chunk
+                    if watch.state == "completed":
+                        return
+                    if watch.state in ("failed", "interrupted"):
+                        raise watch.error()
+            except hx.TransportError as exc:
+                if isinstance(exc, not_proven):
+                    raise
+                watch.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+                raise
+            watch.finish("eof")
+            if watch.state != "completed":
+                raise watch.error()
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class GuardTransport(hx.BaseTransport):
+        """Wraps a sync transport (default: ``hx.HTTPTransport()``); see the module docstring.
+
+        ``provider`` fixes the provider for every response (default: from the path).
+        """
+
+        def __init__(
+            self, transport: hx.BaseTransport | None = None, *, provider: str | None = None
+        ) -> None:
+            self.transport = transport if transport is not None else hx.HTTPTransport()
+            self.provider = provider
+
+        def handle_request(self, request: hx.Request) -> hx.Response:
+            """Send through the wrapped transport; guard the body of a provider stream."""
+            response = self.transport.handle_request(request)
+            watch = _watch(request, response, self.provider, not_proven)
+            if watch is None:
+                return response
+            assert isinstance(response.stream, hx.SyncByteStream)
+            return hx.Response(
+                response.status_code,
+                headers=response.headers,
+                stream=_GuardedStream(response.stream, watch),
+                extensions=response.extensions,
+                request=request,
+            )
+
+        def close(self) -> None:
+            """Close the wrapped transport."""
+            self.transport.close()
+
+    class AsyncGuardTransport(hx.AsyncBaseTransport):
+        """:class:`GuardTransport` for async clients (default: ``hx.AsyncHTTPTransport()``)."""
+
+        def __init__(
+            self, transport: hx.AsyncBaseTransport | None = None, *, provider: str | None = None
+        ) -> None:
+            self.transport = transport if transport is not None else hx.AsyncHTTPTransport()
+            self.provider = provider
+
+        async def handle_async_request(self, request: hx.Request) -> hx.Response:
+            """Send through the wrapped transport; guard the body of a provider stream."""
+            response = await self.transport.handle_async_request(request)
+            watch = _watch(request, response, self.provider, not_proven)
+            if watch is None:
+                return response
+            assert isinstance(response.stream, hx.AsyncByteStream)
+            return hx.Response(
+                response.status_code,
+                headers=response.headers,
+                stream=_AsyncGuardedStream(response.stream, watch),
+                extensions=response.extensions,
+                request=request,
+            )
+
+        async def aclose(self) -> None:
+            """Close the wrapped transport."""
+            await self.transport.aclose()
+
+    return SimpleNamespace(sync=GuardTransport, async_=AsyncGuardTransport, error=not_proven)
+
+
+def _error_for(hx: ModuleType) -> type[NotProven]:
+    base = hx.RemoteProtocolError
+
+    class ForkStreamNotProven(NotProven, base):  # type: ignore[misc, valid-type]
+        """:class:`~.errors.StreamNotProven` for ``hx``'s clients."""
+
+        def __init__(self, evidence: Evidence, request: Any = None) -> None:
+            base.__init__(self, evidence.describe(), request=request)
+            self.evidence = evidence
+
+    ForkStreamNotProven.__name__ = ForkStreamNotProven.__qualname__ = "StreamNotProven"
+    return ForkStreamNotProven
+
+
+GuardTransport = guard_for(httpx).sync
+AsyncGuardTransport = guard_for(httpx).async_
