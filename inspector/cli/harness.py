@@ -1,4 +1,4 @@
-"""``inspector harness PATH... --driver NAME``: does a client tell the truth when the stream breaks?"""
+"""``inspector harness PATH... --driver NAME``: is a client right when a stream breaks?"""
 
 from __future__ import annotations
 
@@ -44,26 +44,53 @@ def register(sub: Any) -> None:
             "cell. See docs/harness.md."
         ),
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="captures or folders (default: the bundled library)")
-    parser.add_argument("--driver", action="append", metavar="NAME",
-                        help="a driver (repeat; default: every shipped driver); "
-                        "command:CMD runs a program")
-    parser.add_argument("--mutation", action="append", metavar="NAME",
-                        help="only these mutations (repeat; default: all)")
-    parser.add_argument("--guard", action="store_true",
-                        help="put inspector's guard transport in front of each SDK")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="captures or folders (default: the bundled library)",
+    )
+    parser.add_argument(
+        "--driver",
+        action="append",
+        metavar="NAME",
+        help="a driver (repeat; default: every shipped driver); command:CMD runs a program",
+    )
+    parser.add_argument(
+        "--mutation",
+        action="append",
+        metavar="NAME",
+        help="only these mutations (repeat; default: all)",
+    )
+    parser.add_argument(
+        "--guard", action="store_true", help="put inspector's guard transport in front of each SDK"
+    )
     parser.add_argument("--json", metavar="FILE", help="write every run as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="write a Markdown report")
-    parser.add_argument("--repro", metavar="DIR",
-                        help="save a minimized capture and pytest file for each failing cell")
-    parser.add_argument("--shrink-budget", type=_count, default=100, metavar="N",
-                        help="driver runs the shrinker may spend per failing cell (default 100)")
-    parser.add_argument("--timeout", type=_seconds, default=2.0,
-                        help="the clients' progress (read) timeout in seconds (default 2)")
-    parser.add_argument("--margin", type=_seconds, default=2.0,
-                        help="seconds past the timeout before a client counts as hung "
-                        "(default 2)")
+    parser.add_argument(
+        "--repro",
+        metavar="DIR",
+        help="save a minimized capture and pytest file for each failing cell",
+    )
+    parser.add_argument(
+        "--shrink-budget",
+        type=_count,
+        default=100,
+        metavar="N",
+        help="driver runs the shrinker may spend per failing cell (default 100)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=2.0,
+        help="the clients' progress (read) timeout in seconds (default 2)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=_seconds,
+        default=2.0,
+        help="seconds past the timeout before a client counts as hung (default 2)",
+    )
     parser.add_argument("--jobs", type=_count, default=4, help="runs at a time (default 4)")
     parser.add_argument("--list", action="store_true", help="list drivers and mutations")
     parser.set_defaults(func=run)  # fmt: skip
@@ -202,9 +229,18 @@ def _save_repros(results: list[Any], settings: Any, directory: Path, budget: int
             continue
         driver = DRIVERS[result.driver]
         target = result.verdict
+        ended = (result.expected.state, result.expected.category)
 
-        def keep(candidate: Any, driver: Any = driver, target: str = target) -> bool:
-            return run_scenario(driver, candidate, settings).verdict == target
+        def keep(
+            candidate: Any,
+            driver: Any = driver,
+            target: str = target,
+            ended: tuple[str, str | None] = ended,
+        ) -> bool:
+            # The same wrong verdict on a stream that ends the same way: else an empty
+            # body (which every client that trusts EOF accepts) would be every repro.
+            run = run_scenario(driver, candidate, settings)
+            return run.verdict == target and (run.expected.state, run.expected.category) == ended
 
         shrunk = shrink(result.scenario, keep, budget)
         result.repro = write_repro(directory, result.driver, target, shrunk, index)

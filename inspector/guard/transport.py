@@ -6,8 +6,9 @@ of a known provider (by the request's path), each chunk goes to a
 the normalizer has proven a normal end, the guard stops reading (a
 connection held open after the final signal cannot hang the client). When
 the stream ends, or the normalizer ends it failed or interrupted, without
-that proof, the next read raises :class:`~.errors.StreamNotProven` in the
-SDK's own iterator. Everything else passes through untouched.
+that proof, the read raises :class:`~.errors.StreamNotProven` in the SDK's
+own iterator, before the SDK sees the chunk that ended it so (a broken tool
+call and ``[DONE]`` can arrive in one chunk). Everything else passes through untouched.
 """
 
 from __future__ import annotations
@@ -150,8 +151,8 @@ def guard_for(hx: ModuleType) -> Any:
     the anthropic SDK uses). ``.sync``, ``.async_`` and ``.error`` (its StreamNotProven)."""
     not_proven = StreamNotProven if hx is httpx else _error_for(hx)
 
-    class _GuardedStream(hx.SyncByteStream):
-        def __init__(self, inner: hx.SyncByteStream, watch: _Watch) -> None:
+    class _GuardedStream(hx.SyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any, watch: _Watch) -> None:
             self.inner = inner
             self.watch = watch
 
@@ -160,11 +161,13 @@ def guard_for(hx: ModuleType) -> Any:
             try:
                 for chunk in self.inner:
                     watch.feed(chunk)
+                    if watch.state in ("failed", "interrupted"):
+                        # Before the SDK sees the chunk: it may hold a final signal too
+                        # ("[DONE]" after a broken tool call), and the SDK stops there.
+                        raise watch.error()
                     yield chunk
                     if watch.state == "completed":
                         return  # proven: nothing after the final signal can change it
-                    if watch.state in ("failed", "interrupted"):
-                        raise watch.error()
             except hx.TransportError as exc:
                 if isinstance(exc, not_proven):
                     raise
@@ -177,8 +180,8 @@ def guard_for(hx: ModuleType) -> Any:
         def close(self) -> None:
             self.inner.close()
 
-    class _AsyncGuardedStream(hx.AsyncByteStream):
-        def __init__(self, inner: hx.AsyncByteStream, watch: _Watch) -> None:
+    class _AsyncGuardedStream(hx.AsyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any, watch: _Watch) -> None:
             self.inner = inner
             self.watch = watch
 
@@ -187,11 +190,11 @@ def guard_for(hx: ModuleType) -> Any:
             try:
                 async for chunk in self.inner:
                     watch.feed(chunk)
+                    if watch.state in ("failed", "interrupted"):
+                        raise watch.error()
                     yield chunk
                     if watch.state == "completed":
                         return
-                    if watch.state in ("failed", "interrupted"):
-                        raise watch.error()
             except hx.TransportError as exc:
                 if isinstance(exc, not_proven):
                     raise
@@ -204,19 +207,17 @@ def guard_for(hx: ModuleType) -> Any:
         async def aclose(self) -> None:
             await self.inner.aclose()
 
-    class GuardTransport(hx.BaseTransport):
+    class GuardTransport(hx.BaseTransport):  # type: ignore[misc, name-defined]
         """Wraps a sync transport (default: ``hx.HTTPTransport()``); see the module docstring.
 
         ``provider`` fixes the provider for every response (default: from the path).
         """
 
-        def __init__(
-            self, transport: hx.BaseTransport | None = None, *, provider: str | None = None
-        ) -> None:
+        def __init__(self, transport: Any = None, *, provider: str | None = None) -> None:
             self.transport = transport if transport is not None else hx.HTTPTransport()
             self.provider = provider
 
-        def handle_request(self, request: hx.Request) -> hx.Response:
+        def handle_request(self, request: Any) -> Any:
             """Send through the wrapped transport; guard the body of a provider stream."""
             response = self.transport.handle_request(request)
             watch = _watch(request, response, self.provider, not_proven)
@@ -235,16 +236,14 @@ def guard_for(hx: ModuleType) -> Any:
             """Close the wrapped transport."""
             self.transport.close()
 
-    class AsyncGuardTransport(hx.AsyncBaseTransport):
+    class AsyncGuardTransport(hx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
         """:class:`GuardTransport` for async clients (default: ``hx.AsyncHTTPTransport()``)."""
 
-        def __init__(
-            self, transport: hx.AsyncBaseTransport | None = None, *, provider: str | None = None
-        ) -> None:
+        def __init__(self, transport: Any = None, *, provider: str | None = None) -> None:
             self.transport = transport if transport is not None else hx.AsyncHTTPTransport()
             self.provider = provider
 
-        async def handle_async_request(self, request: hx.Request) -> hx.Response:
+        async def handle_async_request(self, request: Any) -> Any:
             """Send through the wrapped transport; guard the body of a provider stream."""
             response = await self.transport.handle_async_request(request)
             watch = _watch(request, response, self.provider, not_proven)

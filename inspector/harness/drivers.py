@@ -140,7 +140,8 @@ def _openai(target: Target) -> Any:
 def _openai_errors() -> tuple[type[BaseException], ...]:
     import openai
 
-    return (openai.APIError, httpx.HTTPError)
+    # OpenAIError: the SDK's own base, e.g. LengthFinishReasonError from the helpers.
+    return (openai.OpenAIError, httpx.HTTPError)
 
 
 def openai_chat(target: Target) -> Outcome:
@@ -205,8 +206,11 @@ def openai_responses(target: Target) -> Outcome:
             slots[event.output_index] = {"name": event.item.name, "arguments": ""}
         elif kind == "response.function_call_arguments.delta":
             slots[event.output_index]["arguments"] += event.delta
-        elif kind in ("response.completed", "response.incomplete"):
+        elif kind == "response.completed":
             finish = event.response.status
+        elif kind == "response.incomplete":
+            details = event.response.incomplete_details
+            finish = (details.reason if details is not None else None) or "incomplete"
     return Outcome(True, "".join(text), _calls(slots), finish)
 
 
@@ -293,7 +297,12 @@ def anthropic_stream(target: Target) -> Outcome:
 def _genai_errors() -> tuple[type[BaseException], ...]:
     from google.genai import errors
 
-    return (errors.APIError, httpx.HTTPError)
+    own = tuple(
+        getattr(errors, name)
+        for name in ("APIError", "UnknownApiResponseError")
+        if isinstance(getattr(errors, name, None), type)
+    )
+    return (*own, httpx.HTTPError)
 
 
 def google_genai(target: Target) -> Outcome:
@@ -402,8 +411,11 @@ def _sse_responses(hand: _Hand, data: dict[str, Any]) -> None:
         hand.slot(data["output_index"], data["item"]["name"])
     elif kind == "response.function_call_arguments.delta":
         hand.slot(data["output_index"])["arguments"] += data["delta"]
-    elif kind in ("response.completed", "response.incomplete"):
+    elif kind == "response.completed":
         hand.finish = data["response"]["status"]
+    elif kind == "response.incomplete":
+        details = data["response"].get("incomplete_details") or {}
+        hand.finish = details.get("reason") or "incomplete"
     elif kind in ("error", "response.failed"):
         raise RuntimeError(f"stream error: {data}")
 

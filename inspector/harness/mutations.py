@@ -49,10 +49,13 @@ def _first_frame(base: Base, block_kind: str, delta_kind: str) -> int | None:
     for index, event in enumerate(base.trace.events):
         if event["type"] == "block.start":
             kinds[event["block"]["id"]] = event["block"]["kind"]
-        elif event["type"] == "block.delta" and event["delta"]["kind"] == delta_kind:
-            if kinds.get(event["block"]["id"]) == block_kind:
-                frame = base.trace.frame_of_event(index)
-                return frame if frame >= 0 else None
+        elif (
+            event["type"] == "block.delta"
+            and event["delta"]["kind"] == delta_kind
+            and kinds.get(event["block"]["id"]) == block_kind
+        ):
+            frame = base.trace.frame_of_event(index)
+            return frame if frame >= 0 else None
     return None
 
 

@@ -184,7 +184,7 @@ def load_scenario(rec: Recording, name: str) -> Scenario | None:
     return base.scenario("as-recorded", base.chunks, ending)
 
 
-_TEST: Final = '''"""A minimized repro made by `inspector harness` (all values are literals: data, not code)."""
+_TEST: Final = '''"""A minimized repro made by `inspector harness` (every value is a literal)."""
 
 from inspector.harness.repro import Repro
 

@@ -32,7 +32,7 @@ def _read_timeout(request: httpx.Request) -> float | None:
 def transports_for(hx: ModuleType) -> Any:
     """The scenario transports for ``hx`` (``httpx``, or a fork with its API such as ``httpx2``)."""
 
-    def _ended(scenario: Scenario, request: hx.Request, waited: bool) -> None:
+    def _ended(scenario: Scenario, request: Any, waited: bool) -> None:
         """Raise what the client's transport would at the end of ``scenario``'s pieces."""
         if scenario.ending == "reset":
             raise hx.ReadError("[Errno 104] Connection reset by peer", request=request)
@@ -41,8 +41,8 @@ def transports_for(hx: ModuleType) -> Any:
                 raise hx.ReadTimeout("The read operation timed out", request=request)
             raise hx.ReadError("the harness gave up on this run", request=request)
 
-    class _Stream(hx.SyncByteStream):
-        def __init__(self, scenario: Scenario, request: hx.Request, abort: threading.Event):
+    class _Stream(hx.SyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, scenario: Scenario, request: Any, abort: threading.Event):
             self.scenario = scenario
             self.request = request
             self.abort = abort
@@ -55,8 +55,8 @@ def transports_for(hx: ModuleType) -> Any:
                 waited = not self.abort.wait(timeout)
             _ended(self.scenario, self.request, waited)
 
-    class _AsyncStream(hx.AsyncByteStream):
-        def __init__(self, scenario: Scenario, request: hx.Request, abort: threading.Event):
+    class _AsyncStream(hx.AsyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, scenario: Scenario, request: Any, abort: threading.Event):
             self.scenario = scenario
             self.request = request
             self.abort = abort
@@ -75,14 +75,12 @@ def transports_for(hx: ModuleType) -> Any:
                 waited = not self.abort.is_set()
             _ended(self.scenario, self.request, waited)
 
-    def _response(
-        scenario: Scenario, request: hx.Request, stream: hx.SyncByteStream | hx.AsyncByteStream
-    ) -> hx.Response:
+    def _response(scenario: Scenario, request: Any, stream: Any) -> Any:
         return hx.Response(
             scenario.status, headers=list(scenario.headers), stream=stream, request=request
         )
 
-    class ScenarioTransport(hx.BaseTransport):
+    class ScenarioTransport(hx.BaseTransport):  # type: ignore[misc, name-defined]
         """Answers every request with ``scenario`` (sync). ``requests`` counts them."""
 
         def __init__(self, scenario: Scenario, abort: threading.Event | None = None) -> None:
@@ -90,13 +88,13 @@ def transports_for(hx: ModuleType) -> Any:
             self.abort = abort or threading.Event()
             self.requests = 0
 
-        def handle_request(self, request: hx.Request) -> hx.Response:
+        def handle_request(self, request: Any) -> Any:
             """Serve the scenario (the request body is read, then ignored)."""
             request.read()
             self.requests += 1
             return _response(self.scenario, request, _Stream(self.scenario, request, self.abort))
 
-    class AsyncScenarioTransport(hx.AsyncBaseTransport):
+    class AsyncScenarioTransport(hx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
         """:class:`ScenarioTransport` for async clients."""
 
         def __init__(self, scenario: Scenario, abort: threading.Event | None = None) -> None:
@@ -104,7 +102,7 @@ def transports_for(hx: ModuleType) -> Any:
             self.abort = abort or threading.Event()
             self.requests = 0
 
-        async def handle_async_request(self, request: hx.Request) -> hx.Response:
+        async def handle_async_request(self, request: Any) -> Any:
             """Serve the scenario."""
             await request.aread()
             self.requests += 1
