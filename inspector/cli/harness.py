@@ -96,14 +96,14 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)  # fmt: skip
 
 
-def _drivers(names: list[str] | None) -> tuple[list[Any], dict[str, Any]]:
+def _drivers(names: list[str] | None, margin: float) -> tuple[list[Any], dict[str, Any]]:
     from ..harness.command import command_driver
     from ..harness.drivers import DRIVERS, available
 
     chosen, info = [], {}
     for name in names or list(DRIVERS):
         if name.startswith("command:"):
-            driver = command_driver(name.removeprefix("command:"))
+            driver = command_driver(name.removeprefix("command:"), margin)
         elif name in DRIVERS:
             driver = DRIVERS[name]
         else:
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     from ..harness.verdict import FAILING
 
     try:
-        drivers, info = _drivers(args.driver)
+        drivers, info = _drivers(args.driver, args.margin)
         unknown = [m for m in args.mutation or [] if m not in MUTATIONS]
         if unknown:
             raise ValueError(f"unknown mutation {unknown[0]!r}; see --list")

@@ -54,7 +54,12 @@ def parse_line(stdout: bytes, returncode: int) -> Outcome:
     )
 
 
-def command_driver(command: str, margin: float = 2.0) -> Driver:
+#: Seconds a program may take to start (an interpreter, its imports) on top of the
+#: progress timeout and the margin before it counts as hung.
+STARTUP: Final = 5.0
+
+
+def command_driver(command: str, margin: float = 2.0, startup: float = STARTUP) -> Driver:
     """A :class:`Driver` running ``command`` (split like a shell would, never run by one)."""
     argv = shlex.split(command)
 
@@ -71,7 +76,7 @@ def command_driver(command: str, margin: float = 2.0) -> Driver:
             stderr=subprocess.DEVNULL,
         ) as process:  # fmt: skip
             try:
-                stdout, _ = process.communicate(timeout=target.timeout + margin)
+                stdout, _ = process.communicate(timeout=target.timeout + margin + startup)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.communicate()
@@ -80,5 +85,5 @@ def command_driver(command: str, margin: float = 2.0) -> Driver:
 
     return Driver(
         f"command:{command}", PROVIDERS, None, run, lambda: (), f"the program {command}",
-        guardable=False, extra={"loopback": True},
+        guardable=False, extra={"loopback": True, "startup": startup},
     )  # fmt: skip

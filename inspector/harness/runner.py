@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .drivers import Driver, Outcome, Target, outcome_of_call
@@ -24,7 +24,7 @@ from .scenario import Scenario
 from .transport import transports_for
 from .verdict import judge
 
-__all__ = ["RunResult", "Settings", "http_client", "run_matrix", "run_scenario"]
+__all__ = ["RunResult", "Settings", "http_client", "run_matrix", "run_scenario", "warm_up"]
 
 #: The URL an in-process client is given: its transport answers, nothing is resolved.
 IN_PROCESS_URL = "http://127.0.0.1:9"
@@ -115,7 +115,10 @@ def run_scenario(driver: Driver, scenario: Scenario, settings: Settings) -> RunR
     started = time.perf_counter()
     thread = threading.Thread(target=work, name=f"harness {driver.name}", daemon=True)
     thread.start()
-    thread.join(settings.timeout + settings.margin + (1.0 if forget else 0.0))
+    # A program's start-up has its own allowance, and then the driver itself says
+    # when it hung: the thread gets a second more than that.
+    startup = driver.extra.get("startup", 0.0)
+    thread.join(settings.timeout + settings.margin + (startup + 1.0 if startup else 0.0))
     outcome = holder[0] if holder else None
     elapsed = time.perf_counter() - started
     if not holder:
@@ -129,10 +132,22 @@ def run_scenario(driver: Driver, scenario: Scenario, settings: Settings) -> RunR
     return RunResult(driver.name, scenario, verdict, why, expected, outcome, elapsed, guard)
 
 
+def warm_up(cells: list[tuple[Driver, Scenario]], settings: Settings) -> None:
+    """Run each driver's first cell once, unjudged: SDKs import modules on first use
+    (``openai``'s Responses resource: most of a second), which no deadline should count."""
+    seen: set[str] = set()
+    for driver, scenario in cells:
+        if driver.name not in seen and not driver.extra.get("loopback"):
+            seen.add(driver.name)
+            run_scenario(driver, scenario, replace(settings, margin=settings.margin + 30))
+
+
 def run_matrix(
     cells: Iterable[tuple[Driver, Scenario]], settings: Settings, jobs: int = 1
 ) -> Iterator[RunResult]:
-    """Every cell's result, in the order given (``jobs`` runs at a time)."""
+    """Every cell's result, in the order given (``jobs`` runs at a time), after a warm-up."""
+    cells = list(cells)
+    warm_up(cells, settings)
     if jobs <= 1:
         for driver, scenario in cells:
             yield run_scenario(driver, scenario, settings)
