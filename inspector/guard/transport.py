@@ -21,7 +21,6 @@ from typing import Any, Final
 
 import httpx
 
-from ..core.bounded import KEPT_EVENTS
 from ..core.normalizer import Normalizer, stream_id_for
 from ..core.trace import TransportEnd
 from .errors import Evidence, NotProven, StreamNotProven
@@ -52,9 +51,9 @@ class _Watch:
         self.error_type = error
         self.provider = provider
         self.request = request
-        self.normalizer = Normalizer(
-            provider, stream_id_for(request.url.raw_path), keep_history=False
-        )
+        # The whole trace (about 2.7 times the bytes of the response): a bounded one
+        # keeps its last events only, and the evidence wants every draft fragment.
+        self.normalizer = Normalizer(provider, stream_id_for(request.url.raw_path))
         self.events = 0
         self.text: list[str] = []
         self.calls: dict[str, list[str]] = {}
@@ -79,9 +78,7 @@ class _Watch:
     def _keep(self, before: int) -> None:
         events = self.normalizer.trace.events
         self.events = len(events)
-        # A bounded trace keeps its last events only: a chunk of more deltas than
-        # that leaves a gap in the draft text (the evidence says "at most").
-        for index in range(max(before, len(events) - KEPT_EVENTS), len(events)):
+        for index in range(before, len(events)):
             self._note(events[index])
 
     def _note(self, event: dict[str, object]) -> None:

@@ -113,9 +113,18 @@ def outcome_of_call(
     except Hung:
         return None
     except errors as exc:
-        return Outcome(False, error=f"{type(exc).__name__}: {exc}"[:500])
+        return Outcome(False, error=_described(exc))
     except Exception as exc:  # a client bug, reported as such
-        return Outcome(False, error=f"{type(exc).__name__}: {exc}"[:500], crashed=True)
+        return Outcome(False, error=_described(exc), crashed=True)
+
+
+def _described(exc: BaseException) -> str:
+    """``Type: message``, with the exception that caused it (SDKs wrap transport errors)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and cause is not exc:
+        text += f" (caused by {type(cause).__name__}: {cause})"
+    return text[:600]
 
 
 def _calls(slots: dict[int, dict[str, str]]) -> tuple[tuple[str, str], ...]:
