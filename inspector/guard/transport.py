@@ -51,62 +51,22 @@ class _Watch:
         self.error_type = error
         self.provider = provider
         self.request = request
-        # The whole trace (about 2.7 times the bytes of the response): a bounded one
-        # keeps its last events only, and the evidence wants every draft fragment.
+        # The whole trace (about 2.7 times the bytes of the response): the evidence is
+        # read from it only when it is needed, so a chunk costs the normalizer's feed.
         self.normalizer = Normalizer(provider, stream_id_for(request.url.raw_path))
-        self.events = 0
-        self.text: list[str] = []
-        self.calls: dict[str, list[str]] = {}
-        self.names: dict[str, str] = {}
-        self.kinds: dict[str, str] = {}
-        self.tail = b""
-        self.kept = 0  # characters of draft text and arguments kept as evidence
+        self.machine = self.normalizer.machine
         self.inflate = zlib.decompressobj(47 if encoding == "gzip" else 15) if encoding in (
             "gzip", "deflate") else None  # fmt: skip
 
     @property
     def state(self) -> str:
-        return self.normalizer.machine.state
+        return self.machine.state
 
     def feed(self, chunk: bytes) -> None:
-        data = self.inflate.decompress(chunk) if self.inflate is not None else chunk
-        self.tail = (self.tail + data)[-_TAIL:]
-        before = len(self.normalizer.trace.events)
-        self.normalizer.feed(data)
-        self._keep(before)
-
-    def _keep(self, before: int) -> None:
-        events = self.normalizer.trace.events
-        self.events = len(events)
-        for index in range(before, len(events)):
-            self._note(events[index])
-
-    def _note(self, event: dict[str, object]) -> None:
-        kind = event["type"]
-        if kind == "block.start":
-            block = event["block"]
-            assert isinstance(block, dict)
-            self.kinds[block["id"]] = block["kind"]
-            if block["kind"] == "tool_call":
-                self.calls[block["id"]] = []
-                self.names[block["id"]] = str(event.get("name") or "")
-        elif kind == "block.delta":
-            block = event["block"]
-            delta = event["delta"]
-            assert isinstance(block, dict) and isinstance(delta, dict)
-            if self.kept >= _MAX_DRAFT:
-                return
-            if self.kinds.get(block["id"]) == "text" and delta["kind"] == "text":
-                self.text.append(delta["text"])
-                self.kept += len(delta["text"])
-            elif block["id"] in self.calls and delta["kind"] == "json_text":
-                self.calls[block["id"]].append(delta["text"])
-                self.kept += len(delta["text"])
+        self.normalizer.feed(self.inflate.decompress(chunk) if self.inflate else chunk)
 
     def finish(self, reason: str) -> None:
-        before = len(self.normalizer.trace.events)
         self.normalizer.finish(TransportEnd(reason))
-        self._keep(before)
 
     def error(self) -> NotProven:
         trace = self.normalizer.trace
@@ -114,18 +74,48 @@ class _Watch:
         message = (
             terminal["error"]["message"] if terminal is not None and "error" in terminal else None
         )
+        received = trace.chunks.bytes_received
+        text, calls = _draft(trace)
         evidence = Evidence(
             provider=self.provider,
             state=self.state,
             category=trace.ending,
             message=message,
-            bytes_received=trace.chunks.bytes_received,
-            events=self.events,
-            text="".join(self.text),
-            tool_calls=tuple((self.names[b], "".join(p)) for b, p in self.calls.items()),
-            tail=self.tail,
+            bytes_received=received,
+            events=len(trace.events),
+            text=text,
+            tool_calls=calls,
+            tail=trace.chunks.span(max(0, received - _TAIL), received),
         )
         return self.error_type(evidence, self.request)
+
+
+def _draft(trace: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The text and tool calls (name, arguments so far) the trace's events carry, each
+    fragment kept while :data:`_MAX_DRAFT` characters are not reached."""
+    kinds: dict[str, str] = {}
+    text: list[str] = []
+    calls: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    kept = 0
+    for event in trace.events:
+        kind = event["type"]
+        if kind == "block.start":
+            block = event["block"]
+            kinds[block["id"]] = block["kind"]
+            if block["kind"] == "tool_call":
+                calls[block["id"]] = []
+                names[block["id"]] = str(event.get("name") or "")
+        elif kind == "block.delta" and kept < _MAX_DRAFT:
+            block_id = event["block"]["id"]
+            delta = event["delta"]
+            if kinds.get(block_id) == "text" and delta["kind"] == "text":
+                text.append(delta["text"])
+                kept += len(delta["text"])
+            elif block_id in calls and delta["kind"] == "json_text":
+                calls[block_id].append(delta["text"])
+                kept += len(delta["text"])
+    return "".join(text), tuple((names[b], "".join(p)) for b, p in calls.items())
 
 
 def _watch(

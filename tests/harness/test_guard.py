@@ -36,9 +36,11 @@ def scenario(mutation: str, capture=TOOL):
 
 def read_sync(mutation: str, timeout: float = 5.0) -> bytes:
     transport = GuardTransport(ScenarioTransport(scenario(mutation)))
-    with httpx.Client(transport=transport, timeout=timeout) as client:
-        with client.stream("POST", URL, json={}) as response:
-            return b"".join(response.iter_raw())
+    with (
+        httpx.Client(transport=transport, timeout=timeout) as client,
+        client.stream("POST", URL, json={}) as response,
+    ):
+        return b"".join(response.iter_raw())
 
 
 def test_a_proven_stream_passes_byte_for_byte():
@@ -101,9 +103,11 @@ def test_the_provider_comes_from_the_path():
 def test_async_guard_raises_and_passes_the_same_way():
     async def read(mutation: str) -> bytes:
         transport = AsyncGuardTransport(AsyncScenarioTransport(scenario(mutation)))
-        async with httpx.AsyncClient(transport=transport) as client:
-            async with client.stream("POST", URL, json={}) as response:
-                return b"".join([piece async for piece in response.aiter_raw()])
+        async with (
+            httpx.AsyncClient(transport=transport) as client,
+            client.stream("POST", URL, json={}) as response,
+        ):
+            return b"".join([piece async for piece in response.aiter_raw()])
 
     assert asyncio.run(read("as-recorded")) == TOOL.body
     with pytest.raises(StreamNotProven):
