@@ -131,8 +131,12 @@ def sdk_overhead(n_text: int, repeat: int) -> dict[str, float]:
         plain.append(_sdk_read(scenario, False))
         guarded.append(_sdk_read(scenario, True))
     chunks = len(pieces)
-    return {"chunks": chunks, "plain_us": min(plain) / chunks * 1e6,
-            "guard_us": min(guarded) / chunks * 1e6, "ratio": min(guarded) / min(plain)}  # fmt: skip
+    return {
+        "chunks": chunks,
+        "plain_us": min(plain) / chunks * 1e6,
+        "guard_us": min(guarded) / chunks * 1e6,
+        "ratio": min(guarded) / min(plain),
+    }
 
 
 def _frame_ends(body: bytes) -> list[int]:
