@@ -303,6 +303,39 @@ def anthropic_stream(target: Target) -> Outcome:
 # -- google-genai ------------------------------------------------------------
 
 
+class GeminiCalls:
+    """Gemini's function calls as its docs say to assemble them: whole (``name`` and
+    ``args``), or streamed (Vertex: ``name`` with ``willContinue``, then ``partialArgs``
+    pieces by JSON path, then an empty ``functionCall`` closing it)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.open = False
+
+    def add(self, call: dict[str, Any]) -> None:
+        """One ``functionCall`` object (camelCase keys, as on the wire)."""
+        partial = call.get("partialArgs")
+        if call.get("name"):
+            self.calls.append((call["name"], dict(call.get("args") or {})))
+            self.open = bool(call.get("willContinue"))
+        elif partial and self.open:
+            args = self.calls[-1][1]
+            for piece in partial:
+                key = str(piece.get("jsonPath", "$")).removeprefix("$.")
+                if "stringValue" in piece:
+                    args[key] = str(args.get(key, "")) + piece["stringValue"]
+                else:
+                    value = next((piece[k] for k in ("numberValue", "boolValue") if k in piece),
+                                 None)  # fmt: skip
+                    args[key] = value
+        elif not call:
+            self.open = False
+
+    def result(self) -> list[tuple[str, str]]:
+        """``(name, arguments JSON)`` of every call."""
+        return [(name, orjson.dumps(args).decode()) for name, args in self.calls]
+
+
 def _genai_errors() -> tuple[type[BaseException], ...]:
     from google.genai import errors
 
@@ -329,7 +362,7 @@ def google_genai(target: Target) -> Outcome:
         ),
     )
     text: list[str] = []
-    calls: list[tuple[str, str]] = []
+    calls = GeminiCalls()
     finish = None
     for chunk in client.models.generate_content_stream(model=target.model, contents=PROMPT):
         candidate = chunk.candidates[0] if chunk.candidates else None
@@ -340,12 +373,11 @@ def google_genai(target: Target) -> Outcome:
             if part.text and not part.thought:
                 text.append(part.text)
             if part.function_call is not None:
-                args = orjson.dumps(part.function_call.args or {}).decode()
-                calls.append((part.function_call.name or "", args))
+                calls.add(part.function_call.model_dump(exclude_none=True, by_alias=True))
         if candidate.finish_reason is not None:
             reason = candidate.finish_reason
             finish = str(getattr(reason, "value", reason))
-    return Outcome(True, "".join(text), tuple(calls), finish)
+    return Outcome(True, "".join(text), tuple(calls.result()), finish)
 
 
 # -- httpx-sse: the hand-written client --------------------------------------
@@ -374,6 +406,7 @@ class _Hand:
         self.text: list[str] = []
         self.slots: dict[int, dict[str, str]] = {}
         self.finish: str | None = None
+        self.gemini = GeminiCalls()
 
     def slot(self, index: int, name: str | None = None) -> dict[str, str]:
         slot = self.slots.setdefault(index, {"name": "", "arguments": ""})
@@ -437,9 +470,7 @@ def _sse_gemini(hand: _Hand, data: dict[str, Any]) -> None:
             if part.get("text") and not part.get("thought"):
                 hand.text.append(part["text"])
             if "functionCall" in part:
-                call = part["functionCall"]
-                args = orjson.dumps(call.get("args") or {}).decode()
-                hand.slots[len(hand.slots)] = {"name": call.get("name", ""), "arguments": args}
+                hand.gemini.add(part["functionCall"])
         if candidate.get("finishReason"):
             hand.finish = candidate["finishReason"]
 
@@ -475,7 +506,8 @@ def httpx_sse_client(target: Target) -> Outcome:
             if target.provider == "openai-chat" and "error" in data:
                 raise RuntimeError(f"stream error: {data['error']}")
             handle(hand, data)
-    return Outcome(True, "".join(hand.text), _calls(hand.slots), hand.finish)
+    calls = tuple(hand.gemini.result()) if target.provider == "gemini" else _calls(hand.slots)
+    return Outcome(True, "".join(hand.text), calls, hand.finish)
 
 
 def _httpx_sse_errors() -> tuple[type[BaseException], ...]:

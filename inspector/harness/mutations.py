@@ -363,6 +363,14 @@ def _unknown(base: Base, name: str) -> Scenario | None:
     return base.scenario(name, (_insert(base.body, {spans[0][1]: _event(base, _UNKNOWN)}),))
 
 
+_POSITIONS: Final = {
+    "start": "before the first byte",
+    "mid-text": "just after the first text fragment",
+    "mid-tool-args": "just after the first tool-argument fragment",
+    "after-finish": "after the finish reason, before the final signal",
+}
+
+
 def _table() -> list[Mutation]:
     table = [
         Mutation("as-recorded", "wire", "the capture as recorded", _as_recorded),
@@ -382,10 +390,10 @@ def _table() -> list[Mutation]:
         Mutation("hold-open", "wire", "the connection held open after the final signal",
                  _hold_open),
     ]  # fmt: skip
-    for position in ("start", "mid-text", "mid-tool-args", "after-finish"):
-        for ending, what in (("eof", "EOF"), ("reset", "a reset"), ("stall", "a stall")):
+    for position, where in _POSITIONS.items():
+        for ending, what in (("eof", "EOF"), ("reset", "a reset"), ("stall", "a silent stall")):
             table.append(
-                Mutation(f"{ending}@{position}", "semantic", f"{what} at {position}",
+                Mutation(f"{ending}@{position}", "semantic", f"{what} {where}",
                          _truncate(position, ending))
             )  # fmt: skip
     table += [
