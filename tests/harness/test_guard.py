@@ -152,3 +152,29 @@ def test_each_sdk_surfaces_the_guards_error_where_it_alone_was_silently_wrong(na
     assert "StreamNotProven" in (guarded.outcome.error or "")
     proven = scenario("as-recorded", base(LIBRARY / f"{capture}.jsonl"))
     assert run_scenario(driver, proven, Settings(guard=True)).verdict == "agrees"
+
+
+def test_an_async_sdk_raises_through_the_async_guard():
+    openai = pytest.importorskip("openai")
+
+    async def consume(mutation: str) -> str:
+        transport = AsyncGuardTransport(AsyncScenarioTransport(scenario(mutation)))
+        client = openai.AsyncOpenAI(
+            api_key="x",
+            base_url="http://api.test/v1",
+            max_retries=0,
+            http_client=httpx.AsyncClient(transport=transport),
+        )
+        stream = await client.chat.completions.create(model="m", messages=[], stream=True)
+        args = ""
+        async for chunk in stream:
+            for call in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+                args += call.function.arguments or ""
+        await client.close()
+        return args
+
+    assert asyncio.run(consume("as-recorded"))
+    with pytest.raises(openai.APIConnectionError) as caught:
+        asyncio.run(consume("eof@mid-tool-args"))
+    assert isinstance(caught.value.__cause__, StreamNotProven)
+    assert caught.value.__cause__.evidence.category == "transport"
