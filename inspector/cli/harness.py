@@ -219,6 +219,12 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILING if any(r.verdict in FAILING for r in results) else EXIT_OK
 
 
+def _shape(expected: Any) -> tuple[Any, ...]:
+    """What a repro must keep besides the verdict: how the stream ends and which blocks it
+    opens (else an empty body, which every client that trusts EOF accepts, is every repro)."""
+    return (expected.state, expected.category, expected.blocks)
+
+
 def _save_repros(results: list[Any], settings: Any, directory: Path, budget: int) -> None:
     from ..harness.drivers import DRIVERS
     from ..harness.runner import run_scenario
@@ -229,18 +235,16 @@ def _save_repros(results: list[Any], settings: Any, directory: Path, budget: int
             continue
         driver = DRIVERS[result.driver]
         target = result.verdict
-        ended = (result.expected.state, result.expected.category)
+        shape = _shape(result.expected)
 
         def keep(
             candidate: Any,
             driver: Any = driver,
             target: str = target,
-            ended: tuple[str, str | None] = ended,
+            shape: tuple[Any, ...] = shape,
         ) -> bool:
-            # The same wrong verdict on a stream that ends the same way: else an empty
-            # body (which every client that trusts EOF accepts) would be every repro.
             run = run_scenario(driver, candidate, settings)
-            return run.verdict == target and (run.expected.state, run.expected.category) == ended
+            return run.verdict == target and _shape(run.expected) == shape
 
         shrunk = shrink(result.scenario, keep, budget)
         result.repro = write_repro(directory, result.driver, target, shrunk, index)

@@ -55,6 +55,7 @@ class Expectation:
     category: str | None
     content: Content = field(default_factory=Content)
     message: str | None = None
+    blocks: tuple[str, ...] = ()  # the kinds of the blocks the stream opened, in order
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -119,10 +120,11 @@ def expectation_of(trace: Trace) -> Expectation:
     """:func:`expect` from a trace already made."""
     terminal = trace.terminal_event
     state = trace.state
+    blocks = tuple(e["block"]["kind"] for e in trace.events if e["type"] == "block.start")
     if state == "completed":
-        return Expectation(True, state, trace.ending, content_of(trace))
+        return Expectation(True, state, trace.ending, content_of(trace), blocks=blocks)
     message = terminal["error"]["message"] if terminal is not None else None
-    return Expectation(False, state, trace.ending, message=message)
+    return Expectation(False, state, trace.ending, message=message, blocks=blocks)
 
 
 def _json_value(text: str) -> Any:
