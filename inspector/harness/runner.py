@@ -133,13 +133,21 @@ def run_scenario(driver: Driver, scenario: Scenario, settings: Settings) -> RunR
 
 
 def warm_up(cells: list[tuple[Driver, Scenario]], settings: Settings) -> None:
-    """Run each driver's first cell once, unjudged: SDKs import modules on first use
-    (``openai``'s Responses resource: most of a second), which no deadline should count."""
-    seen: set[str] = set()
+    """Run each driver once on each capture, unjudged, before any deadline counts.
+
+    SDKs pay for first use late: ``openai`` imports its Responses resource and
+    pydantic builds each event model's validator the first time one is parsed
+    (3 s for a ``response.completed`` on a loaded machine), which would make
+    the first cells of each kind look hung.
+    """
+    seen: set[tuple[str, str, str]] = set()
+    patient = replace(settings, margin=settings.margin + 30)
     for driver, scenario in cells:
-        if driver.name not in seen and not driver.extra.get("loopback"):
-            seen.add(driver.name)
-            run_scenario(driver, scenario, replace(settings, margin=settings.margin + 30))
+        key = (driver.name, scenario.provider, scenario.capture)
+        if key not in seen and not driver.extra.get("loopback"):
+            seen.add(key)
+            # (ended cleanly: a stall would cost the timeout for nothing)
+            run_scenario(driver, replace(scenario, ending="eof"), patient)
 
 
 def run_matrix(
