@@ -11,7 +11,8 @@ from .common import EXIT_OK, EXIT_USAGE, error
 
 PREDICATES = (
     "state (same terminal state and category), violation (same first violated rule), "
-    "verdict:DRIVER (same verdict from that driver), verdict:DRIVER=VERDICT"
+    "verdict:DRIVER (that driver's same verdict, on a stream ending the same way with the "
+    "same blocks), verdict:DRIVER=VERDICT"
 )
 
 
@@ -70,9 +71,22 @@ def predicate(text: str, original: Any, timeout: float) -> Any:
         if missing is not None:
             raise ValueError(f"driver {name}: {missing}")
         settings = Settings(timeout=timeout, margin=timeout)
-        verdict = verdict or run_scenario(driver, original, settings).verdict
-        return lambda s: run_scenario(driver, s, settings).verdict == verdict
+        first = run_scenario(driver, original, settings)
+        verdict = verdict or first.verdict
+        shape = _shape(first.expected)
+
+        def same_verdict(s: Any) -> bool:
+            # ...on a stream that ends the same way and opens the same blocks: else an
+            # empty body (which a client trusting EOF accepts) is every answer.
+            run = run_scenario(driver, s, settings)
+            return run.verdict == verdict and _shape(run.expected) == shape
+
+        return same_verdict
     raise ValueError(f"unknown predicate {text!r}; known: {PREDICATES}")
+
+
+def _shape(expected: Any) -> tuple[Any, ...]:
+    return (expected.state, expected.category, expected.blocks)
 
 
 def run(args: argparse.Namespace) -> int:
