@@ -36,6 +36,7 @@ def register(sub: Any) -> None:
     """Add the ``harness`` subcommand."""
     parser = sub.add_parser(
         "harness",
+        help="replay captures to a client under stream mutations and judge it by the oracle",
         description=(
             "Replay each capture to a client under a matrix of mutations (rechunking, line "
             "ends, pings, EOF/reset/stall at each position, dropped final signals, error "

@@ -20,6 +20,7 @@ def register(sub: Any) -> None:
     """Add the ``shrink`` subcommand."""
     parser = sub.add_parser(
         "shrink",
+        help="shrink a capture by delta debugging while a predicate still holds",
         description=(
             "Delta debugging (ddmin) over the capture's frames, then its bytes: the smallest "
             f"capture for which the predicate still holds. Predicates: {PREDICATES}."
