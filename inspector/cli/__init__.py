@@ -40,6 +40,8 @@ COMMAND_HELP: Final = {
     "proxy": "a recording reverse proxy: point an app's base URL at it, see and record its streams",
     "import": "turn VCR cassettes and HAR files into captures",
     "diff": "compare two streams by their normalized events",
+    "harness": "replay captures to a client under stream mutations and judge it by the oracle",
+    "shrink": "shrink a capture by delta debugging while a predicate still holds",
 }
 COMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)
 #: A command whose name cannot be a module name (``import`` is a keyword).
