@@ -37,6 +37,8 @@ from typing import IO, Any, Final
 import orjson
 
 from ..capture import (
+    CAPTURE_FORMAT,
+    CAPTURE_VERSION,
     Recording,
     chunk_record,
     load_recording,
@@ -803,10 +805,15 @@ def export_trace(
 ) -> ExportResult:
     """Export what a trace recorded (a live session, say) as if it were a file."""
     kind = "capture" if trace.header is not None else "raw"
+    # A live trace's header is what its recorder puts after the record's own keys
+    # (type, format, version); written without them the export is not a capture.
+    header = trace.header
+    if header is not None:
+        header = {"type": "header", "format": CAPTURE_FORMAT, "version": CAPTURE_VERSION, **header}
     rec = Recording(
         trace.source or "live",
         kind,
-        trace.header,
+        header,
         [(c.time, c.data) for c in trace.chunks],
         trace.transport_end,
     )
