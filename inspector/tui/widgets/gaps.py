@@ -222,7 +222,10 @@ class GapStrip(Widget):
         if y == 0:
             return self._bars(buckets, width)
         if y == 1:
-            return Strip(list(self.labels(buckets, width).render(self.app.console)), width)
+            # Padded to the width, not merely said to be that wide: cells a strip does
+            # not cover are never written, so the previous screen's text stays there.
+            labels = self.labels(buckets, width).render(self.app.console)
+            return Strip(list(labels)).adjust_cell_length(width)
         return Strip.blank(width)
 
     def _bars(self, buckets: GapBuckets, width: int) -> Strip:
