@@ -147,3 +147,41 @@ def test_at_every_selected_event_blocks_and_state_match_a_replay_up_to_it(path: 
         assert {i: index.blocks[i].text.text_at(cursor.k)[0] for i in texts} == texts
         summary = state_summary(index, cursor).plain.splitlines()[0].split()
         assert summary[1] == index.stream_state_at(e + 1)
+
+
+@pytest.mark.parametrize("path", [ONE_FRAME, CAPTURES / "anthropic" / "several-blocks.jsonl"])
+async def test_down_in_the_events_pane_walks_every_event_as_up_walks_back(path: Path) -> None:
+    app = app_for(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("home")
+        screen.query_one(EventsList).focus()
+        n = screen.index.n_events
+        seen = []
+        for _ in range(n + 2):  # two more than there are: the last one stays
+            await pilot.press("down")
+            seen.append(screen.cursor.event)
+        assert seen == [*range(n), n - 1, n - 1]
+        back = []
+        for _ in range(n - 1):
+            await pilot.press("up")
+            back.append(screen.cursor.event)
+        assert back == list(range(n - 2, -1, -1))
+
+
+async def test_stepping_back_never_leaves_events_hidden_above_blank_rows() -> None:
+    app = app_for(CAPTURES / "anthropic" / "several-blocks.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        events = screen.query_one(EventsList)
+        await pilot.press("end")
+        for _ in range(screen.index.n_frames):
+            await pilot.press("p")
+            await pilot.pause()
+            window = events.scrollable_content_region.height
+            if window > 0:
+                assert events.scroll_offset.y <= max(0, events.rows - window), (
+                    f"rows {events.rows}, window {window}, top {events.scroll_offset.y}"
+                )
