@@ -185,3 +185,27 @@ async def test_stepping_back_never_leaves_events_hidden_above_blank_rows() -> No
                 assert events.scroll_offset.y <= max(0, events.rows - window), (
                     f"rows {events.rows}, window {window}, top {events.scroll_offset.y}"
                 )
+
+
+ALL_CAPTURES = sorted(p for p in CAPTURES.glob("*/*.jsonl") if not p.name.endswith(".events.jsonl"))
+
+
+@pytest.mark.parametrize("path", ALL_CAPTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_state_pane_calls_a_block_the_streams_end_closed_aborted_never_closed(
+    path: Path,
+) -> None:
+    trace = load_trace(path)
+    index = TraceIndex(trace)
+    cursor = Cursor(index, -1)
+    cursor.end()
+    blocks_line = state_summary(index, cursor).plain.splitlines()[1]
+    stopped = {e["block"]["index"] for e in trace.events if e["type"] == "block.stop"}
+    for i, block in index.blocks.items():
+        if len(index.blocks) > 8:
+            break  # summarized as counts: checked below
+        word = "closed" if i in stopped else "aborted" if block.close_event is not None else "open"
+        assert f"{block.id} {word}" in blocks_line, (path.name, blocks_line)
+    aborted = sum(
+        1 for i, b in index.blocks.items() if b.close_event is not None and i not in stopped
+    )
+    assert ("aborted" in blocks_line) == bool(aborted), blocks_line
