@@ -22,6 +22,7 @@ from textual.timer import Timer
 from ...core.trace import Trace
 from ..cursor import Breakpoint, Cursor, Player
 from ..index import TraceIndex
+from ..liveclock import LiveClock
 from ..matches import Matches, find_matches
 from ..playback import UNTIMED_RATE, FixedRatePlayer
 from ..textsafe import quoted
@@ -131,6 +132,7 @@ class SteppingScreen(Screen[None]):
         self.matches: Matches | None = None
         self._play_timer: Timer | None = None
         self._checking = False
+        self.live_clock = LiveClock(time.monotonic())
 
     def refresh_view(self) -> None:
         """Every pane and the status line, as of the cursor (see MainScreen)."""
@@ -146,8 +148,28 @@ class SteppingScreen(Screen[None]):
             self.live_state(),
             rate=self.untimed_rate,
             search=self.search_counter(),
+            clock=self.live_clock_words(),
         )
         self.query_one(StatusLine).show_segments(segments)
+
+    def live_clock_words(self) -> str | None:
+        """How long the live stream has gone without progress, and its deadline (None: fine)."""
+        feed = self.feed
+        if feed is None or self.feed_ended or self.index.finished:
+            return None
+        now = time.monotonic()
+        trace = self.trace
+        response = bool(feed.exchange.get("response"))
+        self.live_clock.saw(now, trace.events, trace.bytes_received, response)
+        live = self.live_state()
+        phase = live if live in ("connecting", "waiting") else "receiving"
+        return self.live_clock.words(
+            phase,
+            now,
+            # A LiveFeed's clocks; a replay has none.
+            progress_timeout=getattr(feed, "progress_timeout", None),
+            transport_timeout=getattr(feed, "transport_timeout", None),
+        )
 
     def live_state(self) -> LiveState | None:
         """What the live stream is doing (None: not live)."""

@@ -162,11 +162,13 @@ def status_segments(
     *,
     rate: float | None = None,
     search: str | None = None,
+    clock: str | None = None,
 ) -> list[Segment]:
     """Every segment of the status line as of the cursor, in display order.
 
     ``rate`` is the play rate of an untimed capture (frames a second at 1×),
-    ``search`` the search counter ("2 of 5") while a search is active.
+    ``search`` the search counter ("2 of 5") while a search is active,
+    ``clock`` the live clock's words (:class:`~inspector.tui.liveclock.LiveClock`).
     """
     trace = index.trace
     out: list[Segment] = []
@@ -177,7 +179,11 @@ def status_segments(
     add(Segment(100, _where(index, cursor)))
     if live is not None:
         words, style = _LIVE_WORDS[live]
+        if clock is not None and live in ("connecting", "waiting"):
+            words = f"{words} {clock}"
         add(Segment(95, Text(words, style, end="")))
+        if clock is not None and live in ("following", "live"):
+            add(Segment(96, Text(f"⚠ {clock}", "bold yellow", end="")))
     playing = _playing(player, rate)
     if playing is not None:
         add(Segment(90, playing))
