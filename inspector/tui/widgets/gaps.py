@@ -36,6 +36,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..http import never_connected
 from ..index import LONG_GAP, TraceIndex
 
 __all__ = ["BLOCK", "STALL", "GapBuckets", "GapStrip", "block_peaks", "bucket_gaps"]
@@ -128,6 +129,18 @@ def bucket_gaps(
         else:
             kinds.append("normal")
     return GapBuckets(starts, n, peaks, kinds)
+
+
+def _no_frames(index: TraceIndex) -> str:
+    """Why the strip is empty: not yet, no connection, or a response without a stream."""
+    trace = index.trace
+    if trace.transport_end is None:
+        return "no frames yet"
+    if never_connected(trace):
+        return "no frames: no connection was made"
+    if trace.bytes_received:
+        return "no frames: the response had no stream"
+    return "no frames: the stream ended before any"
 
 
 class GapStrip(Widget):
@@ -247,10 +260,7 @@ class GapStrip(Widget):
         index = self.index
         line = Text(no_wrap=True, overflow="crop", end="")
         if not buckets.starts:
-            ended = index.trace.transport_end is not None
-            line.append(
-                "no frames: the response had no stream" if ended else "no frames yet", "dim"
-            )
+            line.append(_no_frames(index), "dim")
             return line
         if not index.timed:
             line.append("no timing recorded: every gap is unknown", "dim")
