@@ -66,6 +66,7 @@ def commands_for(screen: MainScreen) -> list[Command]:
             )
         )
     if cursor.breakpoints:
+        add(Command("Breakpoints: list…", screen.action_breakpoints, "B: clear one or all"))
         add(Command("Breakpoints: clear all", screen.clear_breakpoints, "remove every breakpoint"))
     if screen.index.n_frames:
         add(Command("Search frames and text", screen.action_search, "/"))

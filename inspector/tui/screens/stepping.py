@@ -74,6 +74,8 @@ class SteppingScreen(Screen[None]):
                 tooltip="Previous error or violation"),
         Binding("b", "breakpoint", "Break", id="breakpoint.toggle",
                 tooltip="Toggle a breakpoint on the selected frame's (or event's) type"),
+        Binding("B", "breakpoints", "Breakpoints", show=False, id="breakpoint.list",
+                tooltip="List the breakpoints: clear one, or all"),
         Binding("slash", "search", "Search", key_display="/", id="search.open",
                 tooltip="Search frames and the assembled text; enter: next match"),
         Binding("ctrl+g", "search_step(1)", "Next match", show=False, id="search.next",
@@ -367,6 +369,14 @@ class SteppingScreen(Screen[None]):
         verb = "Breakpoint on" if now_set else "Cleared the breakpoint on"
         self.notify(f"{verb} {what} of type {quoted(target[1]).plain}", markup=False, timeout=2)
         self.refresh_view()
+
+    def action_breakpoints(self) -> None:
+        """List the breakpoints, to clear one or all."""
+        from .breakpoints import BreakpointsScreen
+
+        self.app.push_screen(
+            BreakpointsScreen(self.cursor.breakpoints), lambda _: self.refresh_view()
+        )
 
     def clear_breakpoints(self) -> None:
         """Remove every breakpoint."""

@@ -146,7 +146,8 @@ def _playing(player: Player, rate: float | None) -> Text | None:
     speed = f"{rate * player.speed:g} frames/s" if rate is not None else f"{player.speed:g}×"
     if player.playing:
         return Text(f"▶ {speed}", "bold green", end="")
-    if player.stopped_by == "breakpoint":
+    if player.stopped_here("breakpoint"):
+        # Only while the cursor stays on the frame it stopped at: once moved, it is past.
         return Text("● stopped at a breakpoint", "bold red", end="")
     if player.speed != 1.0 or rate is not None:
         return Text(f"⏸ {speed}", "dim", end="")
@@ -188,7 +189,9 @@ def status_segments(
     if playing is not None:
         add(Segment(90, playing))
     if cursor.breakpoints:
-        add(Segment(80, Text(f"● {len(cursor.breakpoints)} breakpoint(s)", "red", end="")))
+        count = len(cursor.breakpoints)
+        words = f"● {count} breakpoint{'s' if count != 1 else ''}"
+        add(Segment(80, Text(words, "red", end="")))
     if search is not None:
         add(Segment(85, Text(f"/ {search}", "bold yellow", end="")))
     add(Segment(70, _problems(index)))
