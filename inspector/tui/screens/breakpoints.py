@@ -1,4 +1,4 @@
-"""The breakpoints list (``B``): every breakpoint set, each one cleared on its own or all at once."""
+"""The breakpoints list (``B``): every breakpoint set; clear one, or all at once."""
 
 from __future__ import annotations
 
@@ -65,8 +65,8 @@ class BreakpointsScreen(ModalScreen[None]):
         highlighted = options.highlighted
         options.clear_options()
         if not self._order:
-            options.add_option(Option(Text("no breakpoint set: b sets one on a frame's type", "dim"),
-                                      disabled=True))  # fmt: skip
+            empty = Text("no breakpoint set: b sets one on a frame's type", "dim")
+            options.add_option(Option(empty, disabled=True))
             return
         options.add_options([Option(breakpoint_label(b)) for b in self._order])
         options.highlighted = min(highlighted or 0, len(self._order) - 1)
