@@ -69,12 +69,33 @@ class InspectorApp(App[int]):
         self.position = position
         self.repaint_rate = repaint_rate
         self.throttle: RepaintThrottle | None = None
+        #: Why the keymap file was not used (None: it was, or there is none).
+        self.keymap_problem: str | None = None
+        if keymap is None:
+            keymap = self._keymap_file()
         if keymap:
             self.set_keymap(dict(keymap))
+
+    def _keymap_file(self) -> dict[str, str]:
+        """The user's keymap file, checked; ``{}`` (and why, shown once mounted) if unusable.
+
+        ``inspector open`` checks it before starting and exits 2; a live or
+        proxy session is not refused for a keymap, it starts with the keys
+        the help shows.
+        """
+        from .keymap import KeymapError, resolve_keymap
+
+        try:
+            return resolve_keymap([])
+        except KeymapError as exc:
+            self.keymap_problem = "The keymap file is not used: " + "; ".join(exc.problems)
+            return {}
 
     def on_mount(self) -> None:
         """Show the trace, start the feed, or open the picker."""
         self._quiet_garbage_collector()
+        if self.keymap_problem is not None:
+            self.notify(self.keymap_problem, severity="warning", timeout=10, markup=False)
         source = self.source
         if source is None:
             self.push_screen(PickerScreen(self.captures))
