@@ -166,6 +166,7 @@ def scopes() -> list[Scope]:
     from .screens.help import HelpScreen
     from .screens.main import MainScreen
     from .screens.picker import PickerScreen
+    from .screens.replay import ReplayDialog
     from .widgets.blocks import BlocksPane
     from .widgets.lines import LineList
     from .widgets.search import SearchBar
@@ -185,6 +186,7 @@ def scopes() -> list[Scope]:
         Scope("the details screen", _bindings(InspectorApp, DetailsScreen)),
         Scope("the export dialog", _bindings(InspectorApp, ExportDialog)),
         Scope("the breakpoints list", _bindings(InspectorApp, BreakpointsScreen)),
+        Scope("the replay dialog", _bindings(InspectorApp, ReplayDialog)),
     ]
 
 

@@ -52,8 +52,10 @@ class DiffScreen(Screen[None]):
         Binding("d", "first_divergence", "First divergence", id="diff.first"),
         Binding("n", "next_difference", "Next difference", id="diff.next"),
         Binding("p", "previous_difference", "Previous difference", id="diff.previous"),
+        Binding("escape", "back", "Back", id="diff.back",
+                tooltip="Back to the list it was opened from"),
         Binding("q", "app.quit", "Quit", id="app.quit"),
-    ]
+    ]  # fmt: skip
 
     DEFAULT_CSS = """
     DiffScreen #diff-summary { height: auto; max-height: 12; padding: 0 1; }
@@ -105,6 +107,11 @@ class DiffScreen(Screen[None]):
         self.row = row
         for name in ("a", "b"):
             self.query_one(f"#diff-{name}", DataTable).move_cursor(row=row, animate=False)
+
+    def action_back(self) -> None:
+        """Back to the proxy's list (``inspector diff --tui`` has nothing under it)."""
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
 
     def action_first_divergence(self) -> None:
         """Both cursors to the first divergence (the first row when the streams agree)."""
