@@ -12,6 +12,7 @@ import pytest
 from textual.binding import Binding
 
 import inspector.tui
+from inspector.session import load_trace
 from inspector.tui.keymap import (
     KEYMAP_FILE_ENV,
     KeymapError,
@@ -21,9 +22,10 @@ from inspector.tui.keymap import (
     resolve_keymap,
     scopes,
 )
+from inspector.tui.run import app_with_keymap
 
 from ..conftest import ROOT
-from .helpers import TEXT_THEN_TOOL, app_for
+from .helpers import TEXT_THEN_TOOL
 from .test_keys import footer_keys, help_listing
 
 
@@ -141,7 +143,7 @@ async def test_a_keymap_file_the_app_reads_moves_keys_in_the_footer_and_help(
 ) -> None:
     no_user_keymap.write_text('[help]\nopen = "f1"\n[step]\nnext = "right,n,l"\n')
     try:
-        app = app_for(TEXT_THEN_TOOL)
+        app = app_with_keymap(load_trace(TEXT_THEN_TOOL))
         async with app.run_test(size=(200, 50)) as pilot:
             assert footer_keys(app)[0] == "f1"
             await pilot.press("l")
@@ -158,7 +160,7 @@ async def test_an_unusable_keymap_file_is_said_and_the_default_keys_stay(
 ) -> None:
     no_user_keymap.write_text('[step]\nnext = "b"\n')
     try:
-        app = app_for(TEXT_THEN_TOOL)
+        app = app_with_keymap(load_trace(TEXT_THEN_TOOL))
         async with app.run_test(size=(200, 50)) as pilot:
             await pilot.pause()
             assert app.keymap_problem is not None and "'b'" in app.keymap_problem

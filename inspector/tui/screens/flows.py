@@ -51,6 +51,7 @@ from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
 from ..throttle import RepaintThrottle
 from ..widgets.status import source_label
+from .following import follow_on_screen
 from .main import MainScreen
 
 if TYPE_CHECKING:
@@ -561,36 +562,6 @@ class FlowsScreen(Screen[None]):
     def action_quit(self) -> None:
         """Leave the application (the proxy stops with it)."""
         self.app.exit(0)
-
-
-def follow_on_screen(
-    screen: MainScreen,
-    feed: Any,
-    schedule: Callable[[float, Callable[[], None]], None],
-) -> None:
-    """Run ``feed`` for ``screen``, repainting it coalesced, and say when it ended."""
-
-    def repaint() -> None:
-        if screen.is_mounted:
-            screen.trace_grew()
-
-    throttle = RepaintThrottle(repaint, schedule, time.monotonic, 1 / 30)
-
-    async def follow() -> None:
-        screen.feed_running = True
-        try:
-            await feed.run(throttle.notify)
-        finally:
-            screen.feed_running = False
-            screen.feed_ended = True  # "◉ live · ended", and the clock stops
-            throttle.flush()
-        if screen.is_mounted:
-            state = screen.index.stream_state_at(screen.index.n_events)
-            screen.notify(f"Stream ended: {state}", timeout=3)
-            screen.refresh_view()
-
-    # Bound to the screen: escape removes it, and with it the worker.
-    screen.run_worker(follow(), group="flow", exclusive=True, exit_on_error=False)
 
 
 class ProxyApp(InspectorApp):

@@ -26,6 +26,8 @@ from textual.widgets import Input, Label, Static
 from ...live import LiveFeed
 from ..replay import ReplayError, replay_request, replay_target
 from ..textsafe import one_line
+from .following import follow_on_screen
+from .main import MainScreen
 
 __all__ = ["ReplayDialog", "replay_capture_path"]
 
@@ -89,9 +91,6 @@ class ReplayDialog(ModalScreen[None]):
             self.query_one("#replay-outcome", Static).update(one_line(str(exc), 300, "bold red"))
             return
         feed = LiveFeed(request, capture=replay_capture_path(self.directory, self.number))
-        from .flows import follow_on_screen
-        from .main import MainScreen
-
         screen = MainScreen(
             feed.trace, source=feed.description, feed=feed, from_picker=True, position=-1
         )
