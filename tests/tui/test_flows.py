@@ -327,3 +327,16 @@ def test_a_recorded_request_as_curl_keeps_secrets_redacted_and_quotes_the_body()
     assert """--data-raw '{"model":"m","messages":[{"role":"user","content":"it'\\''s"}]}'""" in (
         command
     )
+
+
+async def test_end_and_home_move_the_selection_to_the_last_and_the_first_flow(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_flows(app, pilot)
+        table = screen.query_one(DataTable)
+        await pilot.press("end")
+        assert table.cursor_coordinate.row == 2
+        await pilot.press("home")
+        assert table.cursor_coordinate.row == 0

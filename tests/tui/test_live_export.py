@@ -128,3 +128,20 @@ async def test_a_trace_whose_header_has_no_record_keys_exports_as_a_capture(
     assert rec.kind == "capture" and rec.header is not None
     assert rec.header["model"] == "several-blocks"
     assert [len(d) for _, d in rec.chunks] == [len(c.data) for c in feed.trace.chunks]
+
+
+async def test_a_live_session_names_its_recording_once_and_its_provider_and_model_once(
+    server: ReplayServer, working_directory: Path
+) -> None:
+    from inspector.tui.widgets import StatusLine
+
+    from .helpers import plain
+
+    feed = live_feed(server.url, "anthropic", "text-simple", working_directory / "rec.jsonl")
+    app = InspectorApp(feed)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = plain(app.screen.query_one(StatusLine))
+    assert "rec.jsonl" in status
+    assert status.count("anthropic") == 1, status

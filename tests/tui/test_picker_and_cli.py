@@ -47,7 +47,7 @@ async def test_the_picker_opens_a_capture_and_escape_comes_back() -> None:
         await pilot.press("down", "enter")
         assert isinstance(app.screen, MainScreen)
         assert app.screen.source == "data/tool-call-violation.jsonl"
-        assert "frame 0/10" in panes(app.screen).status
+        assert "frame 0 of 0–9" in panes(app.screen).status
         await pilot.press("escape")
         assert app.screen is picker
         await pilot.press("q")

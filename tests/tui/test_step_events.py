@@ -52,21 +52,22 @@ async def test_bracket_stops_at_each_event_of_one_frame_with_the_state_after_it(
             await pilot.press("right_square_bracket")
             seen.append(step_view(screen))
         closed, partial = "tool_call · closed   valid JSON", "tool_call · open   partial"
+        at = "frame 0 of 0 · event {} of 8".format
         assert seen == [
-            ("frame 0/1 · event 1/8", "stream     open", [], "1 stream.start gemini"),
-            ("frame 0/1 · event 2/8", "stream     receiving", [f"b_0 {partial}"],
+            (at(1), "stream     open", [], "1 stream.start gemini"),
+            (at(2), "stream     receiving", [f"b_0 {partial}"],
              "2 block.start 0"),
-            ("frame 0/1 · event 3/8", "stream     receiving", [f"b_0 {partial}"],
+            (at(3), "stream     receiving", [f"b_0 {partial}"],
              "3 block.delta 0"),
-            ("frame 0/1 · event 4/8", "stream     receiving", [f"b_0 {closed}"],
+            (at(4), "stream     receiving", [f"b_0 {closed}"],
              "4 block.stop 0"),
-            ("frame 0/1 · event 5/8", "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
+            (at(5), "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
              "5 block.start 1"),
-            ("frame 0/1 · event 6/8", "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
+            (at(6), "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
              "6 block.delta 1"),
-            ("frame 0/1 · event 7/8", "stream     receiving", [f"b_0 {closed}", f"b_1 {closed}"],
+            (at(7), "stream     receiving", [f"b_0 {closed}", f"b_1 {closed}"],
              "7 block.stop 1"),
-            ("frame 0/1 · event 8/8", "stream     completed", [f"b_0 {closed}", f"b_1 {closed}"],
+            (at(8), "stream     completed", [f"b_0 {closed}", f"b_1 {closed}"],
              "8 stream.done tool_calls"),
         ]  # fmt: skip
         # The arguments of the second call exist from its delta on, not before.

@@ -50,6 +50,7 @@ from ..flowfilter import SORTS, FlowFilter, parse_filter, row_of
 from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
 from ..throttle import RepaintThrottle
+from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
 from .following import follow_on_screen
 from .main import MainScreen
@@ -206,8 +207,7 @@ class FlowsScreen(Screen[None]):
         yield Static(id="flows-header")
         yield Input(placeholder="filter: words, or provider: model: status:4xx state: path:",
                     id="flows-filter", compact=True)  # fmt: skip
-        table: DataTable[Text] = DataTable(id="flows", cursor_type="row")
-        yield table
+        yield RowTable(id="flows")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -35,6 +35,7 @@ from ...session import ProviderUnknown, load_trace
 from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
 from ..widgets.footer import KeysFooter
+from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
 
 __all__ = [
@@ -220,8 +221,7 @@ class PickerScreen(Screen[None]):
         bar.cursor_blink = False  # screenshots and snapshots must not depend on the blink
         yield bar
         with Container(id="picker-body"):
-            table: DataTable[str | Text] = DataTable(id="captures", cursor_type="row")
-            yield table
+            yield RowTable(id="captures")
             yield Static(id="picker-preview")
         yield KeysFooter()
 

@@ -21,6 +21,7 @@ from textual.timer import Timer
 
 from ...core.trace import Trace
 from ..cursor import Breakpoint, Cursor, Player
+from ..http import error_body, is_error, status_of
 from ..index import TraceIndex
 from ..liveclock import LiveClock
 from ..matches import Matches, find_matches
@@ -28,7 +29,7 @@ from ..playback import UNTIMED_RATE, FixedRatePlayer
 from ..textsafe import quoted
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList
-from ..widgets.status import LiveState, StatusLine, status_segments
+from ..widgets.status import LiveState, StatusLine, source_label, status_segments
 
 if TYPE_CHECKING:
     from ...feed import Feed
@@ -146,13 +147,25 @@ class SteppingScreen(Screen[None]):
             self.index,
             self.cursor,
             self.player,
-            self.source,
+            self.status_source(),
             self.live_state(),
             rate=self.untimed_rate,
             search=self.search_counter(),
             clock=self.live_clock_words(),
         )
         self.query_one(StatusLine).show_segments(segments)
+
+    def status_source(self) -> str:
+        """Where the stream comes from, for the status line.
+
+        A live session names the file it records to (the provider and the
+        model have their own segments, so its description would say them
+        twice); anything else, its source as given.
+        """
+        recorded = self.trace.source
+        if self.feed is not None and recorded and "://" not in recorded:
+            return source_label(recorded)
+        return self.source
 
     def live_clock_words(self) -> str | None:
         """How long the live stream has gone without progress, and its deadline (None: fine)."""
@@ -302,6 +315,9 @@ class SteppingScreen(Screen[None]):
                 return f"block {block.id} ({block.kind})", text
         frame = self.cursor.frame
         if frame is None:
+            if is_error(trace) and trace.bytes_received:
+                # An HTTP error has no frames: its body is what there is to copy.
+                return f"the HTTP {status_of(trace)} body", error_body(trace)
             return None
         record = trace.frames[frame]
         if record.data:

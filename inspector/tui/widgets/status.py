@@ -113,15 +113,20 @@ def _problems(index: TraceIndex) -> Text:
 
 
 def _where(index: TraceIndex, cursor: Cursor) -> Text:
+    """``frame 3 of 0–11 · event 5 of 12``: frames by their index (as the Frames pane
+    numbers them), events by their ``seq`` (which starts at 1)."""
     n = index.n_frames
-    if cursor.position < 0:
-        where = f"frame –/{n}"
+    frames = f"0–{n - 1}" if n > 1 else "0" if n else ""
+    if not n:
+        where = "end · no frames" if cursor.on_end_row else "no frames yet"
+    elif cursor.position < 0:
+        where = f"before frame 0 of {frames}"
     elif cursor.on_end_row:
-        where = f"end/{n}"
+        where = f"end · after frame {n - 1}"
     else:
-        where = f"frame {cursor.position}/{n}"
-    selected = 0 if cursor.event is None else cursor.event + 1
-    return Text(f"{where} · event {selected}/{index.n_events}", "bold", end="")
+        where = f"frame {cursor.position} of {frames}"
+    event = "—" if cursor.event is None else str(cursor.event + 1)
+    return Text(f"{where} · event {event} of {index.n_events}", "bold", end="")
 
 
 def _timings(index: TraceIndex) -> Text:
@@ -203,7 +208,8 @@ def status_segments(
     if model:
         add(Segment(30, Text("· ", "dim", end="").append_text(one_line(model, 60))))
     where = one_line(_source_without_provider(source, trace.provider), 80, "italic")
-    add(Segment(20, Text("· ", "dim", end="").append_text(where)))
+    # Live, the file it records to outranks the model: it is where the stream will be.
+    add(Segment(40 if live is not None else 20, Text("· ", "dim", end="").append_text(where)))
     return out
 
 
