@@ -52,6 +52,8 @@ _STYLES: Final = {
     "normal": Style(color="green"),
 }
 _CURSOR: Final = Style(reverse=True)
+#: At most this many cells per column: a short capture still reads as a strip.
+MAX_SCALE: Final = 8
 #: Frames per precomputed peak (see the module docstring).
 BLOCK: Final = 64
 
@@ -241,16 +243,21 @@ class GapStrip(Widget):
             return Strip(list(labels)).adjust_cell_length(width)
         return Strip.blank(width)
 
+    def scale(self, buckets: GapBuckets, width: int) -> int:
+        """Cells per column: a short capture's frames get several, up to :data:`MAX_SCALE`."""
+        return max(1, min(MAX_SCALE, width // max(1, len(buckets.starts))))
+
     def _bars(self, buckets: GapBuckets, width: int) -> Strip:
         top = self.index.max_gap
+        scale = self.scale(buckets, width)
         segments = []
         for c, (peak, kind) in enumerate(zip(buckets.peaks, buckets.kinds, strict=True)):
             level = 0 if top <= 0 else min(7, int(sqrt(peak / top) * 7.999))
             style = _STYLES[kind]
             if c == self.cursor_column:
                 style = style + _CURSOR
-            segments.append(Segment(_BARS[level], style))
-        used = len(buckets.peaks)
+            segments.append(Segment(_BARS[level] * scale, style))
+        used = len(buckets.peaks) * scale
         if used < width:
             segments.append(Segment(" " * (width - used)))
         return Strip(segments, width)
@@ -279,8 +286,9 @@ class GapStrip(Widget):
                 style = "bold red" if index.max_gap >= STALL else "bold yellow"
                 marks.append((column, label, style))
         at = 0
+        scale = self.scale(buckets, width)
         for column, label, style in sorted(marks):
-            start = max(column, at + 1 if at else 0)
+            start = max(column * scale, at + 1 if at else 0)
             if start + len(label) > width:  # keep the label whole: shift it left
                 start = max(at + 1 if at else 0, width - len(label))
             line.append(" " * (start - at))
@@ -292,6 +300,7 @@ class GapStrip(Widget):
 
     def _pick(self, x: int) -> None:
         buckets = self.buckets()
+        x //= self.scale(buckets, self.size.width)
         if not 0 <= x < len(buckets.starts):
             return
         frames = buckets.frames_of(x)
