@@ -230,7 +230,7 @@ def test_a_header_that_says_untimed_wins_over_frame_times() -> None:
 
 
 def test_an_opaque_block_shows_each_json_document_on_its_own_line() -> None:
-    import orjson
+    from itertools import pairwise
 
     from inspector.session import load_trace
     from inspector.tui.index import TraceIndex
@@ -251,7 +251,7 @@ def test_an_opaque_block_shows_each_json_document_on_its_own_line() -> None:
             ]  # fmt: skip
             # After a whole document, a new line; fragments of one join as sent.
             expected = deltas[0] if deltas else ""
-            for before, delta in zip(deltas, deltas[1:], strict=False):
+            for before, delta in pairwise(deltas):
                 expected += ("\n" if _is_json(before) else "") + delta
             assert text == expected
 
