@@ -37,6 +37,8 @@ __all__ = [
     "Side",
     "StreamDiff",
     "TimingShape",
+    "clip_words",
+    "describe_event",
     "diff_events",
     "diff_streams",
     "is_events_file",
@@ -412,6 +414,19 @@ def diff_streams(
 # -- reporting ----------------------------------------------------------------
 
 
+def clip_words(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word's end, with ``…`` if cut.
+
+    A single word longer than a third of the limit is cut where the limit falls.
+    """
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    if cut < limit * 2 // 3:
+        cut = limit - 1
+    return text[:cut].rstrip() + "…"
+
+
 def describe_event(event: Mapping[str, Any] | None, limit: int = 80) -> str:
     """One event on one line: ``block.delta b_1 json_text "{\\"date\\""``."""
     if event is None:
@@ -426,7 +441,7 @@ def describe_event(event: Mapping[str, Any] | None, limit: int = 80) -> str:
     if isinstance(delta, Mapping):
         value = delta.get("text")
         text = value if isinstance(value, str) else ""
-        shown = text if len(text) <= limit else text[:limit] + "…"
+        shown = clip_words(text, limit)
         words.append(f"{delta.get('kind')} {orjson.dumps(shown).decode()}")
     for key in ("status", "finish_reason", "model"):
         if isinstance(event.get(key), str):
@@ -435,7 +450,7 @@ def describe_event(event: Mapping[str, Any] | None, limit: int = 80) -> str:
     if isinstance(error, Mapping):
         words.append(f"{error.get('category')} ({error.get('provider_code')})")
         if isinstance(error.get("message"), str):
-            words.append(orjson.dumps(error["message"][:limit]).decode())
+            words.append(orjson.dumps(clip_words(error["message"], limit)).decode())
     return " ".join(words)
 
 

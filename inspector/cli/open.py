@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..library import captures_dir
+from ..terminal import escape_controls
 from .common import EXIT_OK, EXIT_USAGE, add_provider_option, error, open_trace
 
 
@@ -53,23 +54,24 @@ def register(sub: Any) -> None:
         default=[],
         metavar="ID=KEYS",
         help=(
-            "rebind a key by its binding id, e.g. step.next=j or step.previous=k,left "
-            "(repeatable; ids are listed in docs/tui.md)"
+            "bind a binding id to KEYS instead of its own, e.g. step.next=right,n,l "
+            "(repeatable; over the keymap file ~/.config/llm-stream-inspector/keymap.toml; "
+            "ids are listed in docs/tui.md; an unknown id or a key taken twice exits 2)"
         ),
     )
     parser.set_defaults(func=run)
 
 
 def parse_keymap(items: list[str]) -> dict[str, str] | None:
-    """``["step.next=j", ...]`` → ``{"step.next": "j"}``; None when malformed."""
-    keymap: dict[str, str] = {}
-    for item in items:
-        binding_id, sep, keys = item.partition("=")
-        if not sep or not binding_id.strip() or not keys.strip():
-            error(f"--keymap {item!r}: expected ID=KEYS, e.g. step.next=j")
-            return None
-        keymap[binding_id.strip()] = keys.strip()
-    return keymap
+    """The keymap file overridden by ``--keymap`` items, checked; None (said why) when unusable."""
+    from ..tui.keymap import KeymapError, resolve_keymap
+
+    try:
+        return resolve_keymap(items)
+    except KeymapError as exc:
+        for problem in exc.problems:
+            error(f"keymap: {escape_controls(problem)}")
+        return None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..capture import load_recording
+from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, load_recording
 from ..collector import collector_paused
 from ..core.trace import Trace
 from ..inputs import Recording
@@ -117,10 +117,15 @@ def export_trace(
 ) -> ExportResult:
     """Export what a trace recorded (a live session, say) as if it were a file."""
     kind = "capture" if trace.header is not None else "raw"
+    # A live trace's header is what its recorder puts after the record's own keys
+    # (type, format, version); written without them the export is not a capture.
+    header = trace.header
+    if header is not None:
+        header = {"type": "header", "format": CAPTURE_FORMAT, "version": CAPTURE_VERSION, **header}
     rec = Recording(
         trace.source or "live",
         kind,
-        trace.header,
+        header,
         [(c.time, c.data) for c in trace.chunks],
         trace.transport_end,
     )

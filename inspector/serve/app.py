@@ -316,6 +316,8 @@ def create_app(
         for p in ("openai-chat", "openai-responses", "anthropic")
     ]
     routes.append(Route("/v1beta/models/{target}", gemini, methods=["POST"]))
+    # google-genai asks /v1/ when told api_version="v1": the same stream.
+    routes.append(Route("/v1/models/{target}", gemini, methods=["POST"]))
     guard = Middleware(
         FrontGuard, allowed=allowed_hosts(host), log=note, max_header_bytes=limits.max_header_bytes
     )

@@ -3,6 +3,7 @@
 Entry points: :class:`InspectorApp` and :func:`run_app` (``docs/tui.md``).
 """
 
-from .app import InspectorApp, run_app
+from .app import InspectorApp
+from .run import run_app
 
 __all__ = ["InspectorApp", "run_app"]

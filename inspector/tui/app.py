@@ -11,7 +11,7 @@
   moves, ``f`` follows again, ``c`` calls ``feed.cancel()``;
 * ``None`` — the picker over ``captures`` (the bundled library by default).
 
-:func:`run_app` is the one call live mode and the CLI use.
+:func:`~inspector.tui.run.run_app` is the one call live mode and the CLI use.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from .screens.picker import PickerScreen
 from .throttle import RepaintThrottle
 from .widgets.status import source_label
 
-__all__ = ["InspectorApp", "run_app"]
+__all__ = ["InspectorApp"]
 
 
 class InspectorApp(App[int]):
@@ -69,12 +69,16 @@ class InspectorApp(App[int]):
         self.position = position
         self.repaint_rate = repaint_rate
         self.throttle: RepaintThrottle | None = None
+        #: Why the keymap file was not used, shown once mounted (see :mod:`.run`).
+        self.keymap_problem: str | None = None
         if keymap:
             self.set_keymap(dict(keymap))
 
     def on_mount(self) -> None:
         """Show the trace, start the feed, or open the picker."""
         self._quiet_garbage_collector()
+        if self.keymap_problem is not None:
+            self.notify(self.keymap_problem, severity="warning", timeout=10, markup=False)
         source = self.source
         if source is None:
             self.push_screen(PickerScreen(self.captures))
@@ -135,15 +139,3 @@ class InspectorApp(App[int]):
     async def action_quit(self) -> None:
         """Leave (Ctrl+C): the feed worker is cancelled with the app."""
         self.exit(0)
-
-
-def run_app(
-    source: Trace | Feed | None = None,
-    *,
-    captures: Path | None = None,
-    keymap: Mapping[str, str] | None = None,
-    position: int = 0,
-) -> int:
-    """Run the TUI until the user quits; returns the exit code (0)."""
-    result = InspectorApp(source, captures=captures, keymap=keymap, position=position).run()
-    return int(result or 0)

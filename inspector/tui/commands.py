@@ -4,14 +4,63 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-if TYPE_CHECKING:
-    from .screens.main import MainScreen
+from .cursor import Breakpoint, Cursor, Player
+from .index import TraceIndex
+from .matches import Matches
 
-__all__ = ["Command", "InspectorCommands", "commands_for"]
+__all__ = ["Command", "InspectorCommands", "PaletteScreen", "commands_for"]
+
+
+@runtime_checkable
+class PaletteScreen(Protocol):
+    """What the palette reads and runs on a screen (the main screen is one).
+
+    A protocol, not the main screen's class: that screen names this module's
+    provider, so this module cannot import it back (no import circle).
+    """
+
+    cursor: Cursor
+    player: Player
+    index: TraceIndex
+    untimed_rate: float | None
+    matches: Matches | None
+    maximized: Any
+    feed: Any
+    feed_running: bool
+    chosen_block: int | None
+
+    @property
+    def app(self) -> Any: ...
+
+    def breakpoint_target(self) -> Breakpoint | None: ...
+    def can_export(self) -> bool: ...
+    def copy_target(self) -> tuple[str, str] | None: ...
+    def clear_breakpoints(self) -> None: ...
+    def action_back(self) -> None: ...
+    def action_breakpoint(self) -> None: ...
+    def action_breakpoints(self) -> None: ...
+    def action_cancel_feed(self) -> None: ...
+    def action_copy(self) -> None: ...
+    def action_details(self) -> None: ...
+    def action_end(self) -> None: ...
+    def action_export(self) -> None: ...
+    def action_follow(self) -> None: ...
+    def action_goto_prompt(self) -> None: ...
+    def action_help(self) -> None: ...
+    def action_home(self) -> None: ...
+    def action_maximize_pane(self) -> None: ...
+    def action_next_problem(self) -> None: ...
+    def action_play(self) -> None: ...
+    def action_previous_problem(self) -> None: ...
+    def action_search(self) -> None: ...
+    def action_search_step(self, delta: int) -> None: ...
+    def action_speed(self, steps: int) -> None: ...
+    def action_step(self, delta: int) -> None: ...
+    def action_step_event(self, delta: int) -> None: ...
 
 
 class Command(NamedTuple):
@@ -22,7 +71,7 @@ class Command(NamedTuple):
     help: str
 
 
-def commands_for(screen: MainScreen) -> list[Command]:
+def commands_for(screen: PaletteScreen) -> list[Command]:
     """What the palette offers on ``screen`` right now."""
     cursor = screen.cursor
     out: list[Command] = []
@@ -66,6 +115,7 @@ def commands_for(screen: MainScreen) -> list[Command]:
             )
         )
     if cursor.breakpoints:
+        add(Command("Breakpoints: list…", screen.action_breakpoints, "B: clear one or all"))
         add(Command("Breakpoints: clear all", screen.clear_breakpoints, "remove every breakpoint"))
     if screen.index.n_frames:
         add(Command("Search frames and text", screen.action_search, "/"))
@@ -98,10 +148,8 @@ class InspectorCommands(Provider):
     """Offers :func:`commands_for` the screen the palette was opened on."""
 
     def _commands(self) -> list[Command]:
-        from .screens.main import MainScreen
-
         screen = self.screen
-        return commands_for(screen) if isinstance(screen, MainScreen) else []
+        return commands_for(screen) if isinstance(screen, PaletteScreen) else []
 
     async def discover(self) -> Hits:
         """Every command that makes sense now, before anything is typed."""

@@ -226,6 +226,7 @@ class Player:
         self.speed = speed
         self.playing = False
         self.stopped_by: str | None = None  # "breakpoint" or "end" after a stop
+        self.stopped_at: int | None = None  # the cursor's position when it stopped
         self._origin_t = 0.0
         self._origin_wall = 0.0
 
@@ -254,6 +255,16 @@ class Player:
         """Pause."""
         self.playing = False
         self.stopped_by = reason
+        self.stopped_at = self.cursor.position
+
+    def stopped_here(self, reason: str) -> bool:
+        """Whether play stopped for ``reason`` and the cursor is still where it stopped.
+
+        Once the cursor moved the stop is forgotten: coming back is no new stop.
+        """
+        if self.stopped_at != self.cursor.position:
+            self.stopped_by = None
+        return self.stopped_by == reason
 
     def change_speed(self, steps: int, now: float) -> float:
         """Move ``steps`` along :data:`SPEEDS`, keeping the stream clock continuous."""

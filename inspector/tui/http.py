@@ -18,7 +18,15 @@ from rich.text import Text
 from ..core.trace import Trace
 from .textsafe import json_text, one_line, plain_value
 
-__all__ = ["BODY_LIMIT", "error_body", "error_body_text", "headers_text", "http_line", "response"]
+__all__ = [
+    "BODY_LIMIT",
+    "error_body",
+    "error_body_text",
+    "headers_text",
+    "http_line",
+    "never_connected",
+    "response",
+]
 
 #: Bytes of an error body read for display (bodies are small; this bounds a hostile one).
 BODY_LIMIT: Final = 64 * 1024
@@ -28,6 +36,22 @@ def response(trace: Trace) -> Mapping[str, Any] | None:
     """The recorded response (``status``, ``headers``), if the header has one."""
     value = (trace.header or {}).get("response")
     return value if isinstance(value, Mapping) else None
+
+
+def never_connected(trace: Trace) -> bool:
+    """Whether the request got no response at all (refused, unreachable, timed out connecting).
+
+    A live recording says so with a header whose ``response`` is null; such a
+    stream ended ``reset`` or ``timeout`` before a byte, which "reset" alone
+    would misread as a connection that broke.
+    """
+    header = trace.header
+    return (
+        isinstance(header, Mapping)
+        and "response" in header
+        and header["response"] is None
+        and not trace.bytes_received
+    )
 
 
 def status_of(trace: Trace) -> int | None:

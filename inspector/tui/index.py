@@ -41,6 +41,8 @@ from array import array
 from bisect import bisect_left
 from typing import Any, Final
 
+import orjson
+
 from ..core.invariants import check_invariants
 from ..core.trace import Trace
 from .buffers import BlockInfo
@@ -78,6 +80,8 @@ class TraceIndex:
         self.states = StateTimeline()
         self.problems = Problems()
         self.heartbeat_frames: set[int] = set()
+        # Per opaque block: whether its last JSON delta was a whole document.
+        self._whole_json: dict[int, bool] = {}
         self.first_content_event: int | None = None
         self.max_gap = 0.0
         self.max_gap_frame: int | None = None
@@ -196,6 +200,13 @@ class TraceIndex:
         elif kind == "citation":
             block.citations.append(i)
         else:
+            if block.kind == "opaque" and kind == "json_text":
+                # An opaque block's delta may be a whole JSON document (the provider's
+                # own delta object): what follows one starts a line of its own, not
+                # glued to it. Fragments of one document (a tool input's JSON) join.
+                if self._whole_json.get(block.index):
+                    text = "\n" + text
+                self._whole_json[block.index] = _is_json_document(text.lstrip("\n"))
             block.text.add(i, text)
             if self.first_content_event is None:
                 self.first_content_event = i
@@ -361,3 +372,14 @@ class TraceIndex:
         if isinstance(ref, dict) and isinstance(ref.get("index"), int):
             return self.blocks.get(ref["index"])
         return None
+
+
+def _is_json_document(text: str) -> bool:
+    """Whether ``text`` is one whole JSON object (not a fragment of one)."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return False
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True

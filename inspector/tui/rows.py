@@ -39,6 +39,7 @@ STATE_STYLES: Final[dict[str, str]] = {
     "open": "bold blue",
     "receiving": "bold cyan",
     "closed": "green",
+    "aborted": "bold red",  # a block the stream's end closed: it never got its stop
     "completed": "bold green",
     "failed": "bold red",
     "interrupted": "bold yellow",

@@ -395,3 +395,23 @@ def test_snapshot_of_the_dialog_after_an_export(snap_compare: SnapCompare) -> No
     # depend on where the test's temporary folder is.
     app = app_for(TEXT_THEN_TOOL)
     assert snap_compare(app, terminal_size=(120, 40), run_before=show_a_finished_export)
+
+
+async def test_each_option_shows_a_mark_only_when_it_is_on() -> None:
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x")
+        dialog = dialog_of(app)
+
+        def drawn(selector: str) -> str:
+            return str(dialog.query_one(selector).render()).strip()
+
+        assert drawn("#export-pytest").startswith("▐ ▌")
+        assert drawn("#export-text-keep").startswith("▐●▌")
+        assert drawn("#export-text-mask").startswith("▐ ▌")
+        await pilot.click("#export-pytest")
+        await pilot.click("#export-text-mask")
+        await pilot.pause()
+        assert drawn("#export-pytest").startswith("▐✓▌")
+        assert drawn("#export-text-mask").startswith("▐●▌")
+        assert drawn("#export-text-keep").startswith("▐ ▌")

@@ -39,7 +39,7 @@ async def test_play_stops_at_a_breakpoint_on_the_frames_event_type() -> None:
         await pilot.press("n", "b")  # frame 1 is a content_block_start
         view = panes(screen)
         assert view.frames[1].startswith("●") and view.frames[6].startswith("●")
-        assert "● 1 breakpoint(s)" in view.status
+        assert "● 1 breakpoint  " in view.status
         await pilot.press("home", *["plus"] * 9)  # 128x: the whole stream in ~10 ms
         assert screen.player.speed == 128.0
         await pilot.press("space")
@@ -221,3 +221,51 @@ async def test_untrusted_text_is_shown_literally_never_interpreted() -> None:
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "\r" not in svg
         assert "[bold&#160;red]alarm" in svg or "[bold red]alarm" in svg
+
+
+async def test_stopped_at_a_breakpoint_is_said_only_until_the_cursor_moves() -> None:
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("n", "b", "home", *["plus"] * 9, "space")
+        await play_until_stopped(pilot, screen)
+        assert "stopped at a breakpoint" in plain(screen.query_one(StatusLine))
+        await pilot.press("n")
+        assert "stopped at a breakpoint" not in plain(screen.query_one(StatusLine))
+        await pilot.press("p")
+        assert "stopped at a breakpoint" not in plain(screen.query_one(StatusLine))
+
+
+async def test_shift_b_lists_the_breakpoints_and_clears_one_or_all() -> None:
+    from textual.widgets import OptionList
+
+    from inspector.tui.screens.breakpoints import BreakpointsScreen
+
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("n", "b", "n", "n", "b")  # cb.start, then cb.delta
+        assert len(screen.cursor.breakpoints) == 2
+        assert "● 2 breakpoints" in panes(screen).status
+        await pilot.press("B")
+        listing = app.screen
+        assert isinstance(listing, BreakpointsScreen)
+        options = listing.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert shown == [
+            'frames of type "content_block_delta"',
+            'frames of type "content_block_start"',
+        ]
+        await pilot.press("d")
+        assert screen.cursor.breakpoints == {("frame", "content_block_start")}
+        await pilot.press("escape")
+        assert app.screen is screen
+        assert "● 1 breakpoint  " in panes(screen).status
+        await pilot.press("B", "D")
+        assert screen.cursor.breakpoints == set()
+        options = app.screen.query_one(OptionList)
+        assert "no breakpoint set" in str(options.get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        assert "breakpoint" not in panes(screen).status

@@ -26,6 +26,7 @@ from inspector.tui.screens.main import MainScreen
 from ..conftest import ROOT
 from ..test_live_helpers import serving
 from ..test_proxy_helpers import EchoUpstream
+from .helpers import plain
 
 SIZE = (170, 40)
 
@@ -192,3 +193,150 @@ async def test_quitting_mid_stream_closes_the_open_capture_as_cancelled(tmp_path
     assert flow.capture is not None
     end = load_recording(flow.capture).end
     assert end is not None and (end.reason, end.error) == ("cancelled", "the proxy stopped")
+
+
+def header(screen: FlowsScreen) -> str:
+    return screen.header_text().plain
+
+
+async def three_flows(app: ProxyApp, pilot: Pilot[int]) -> FlowsScreen:
+    """Three exchanges through the proxy: a text, a tool call, a 429."""
+    await until(pilot, lambda: app.server.server.started, "the proxy listens")
+    async with httpx.AsyncClient(base_url=app.server.url, timeout=10) as client:
+        await client.post("/v1/chat/completions", json={"model": "text-simple", "stream": True})
+        await client.post("/v1/messages", json={"model": "tool-call-fragmented-json"})
+        await client.post("/v1/chat/completions?status=429", json={"model": "text-simple"})
+    screen = app.screen
+    assert isinstance(screen, FlowsScreen)
+    await until(pilot, lambda: len(table_rows(screen)) == 3, "three rows")
+    await until(pilot, lambda: not any(f.live for f in screen.flows.values()), "all ended")
+    await pilot.pause()
+    return screen
+
+
+@pytest.mark.parametrize("size", [(200, 50), (80, 24)])
+async def test_the_header_says_where_it_listens_upstream_folder_and_recipe_before_any_request(
+    replay: ReplayServer, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.server.server.started, "the proxy listens")
+        screen = app.screen
+        assert isinstance(screen, FlowsScreen)
+        shown = plain(screen.query_one("#flows-header"))
+        url = app.server.url
+        expected = [
+            f"listening on {url}", f"upstream {replay.url}", f"recording to {tmp_path}",
+            f"OPENAI_BASE_URL={url}/v1", f"ANTHROPIC_BASE_URL={url}",
+            f"GOOGLE_GEMINI_BASE_URL={url}", "waiting for the first request",
+        ]  # fmt: skip
+        for words in expected:
+            assert words in shown.replace("\n", " "), words
+
+
+async def test_slash_filters_by_words_and_fields_and_says_how_many_are_shown(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_flows(app, pilot)
+        await pilot.press("slash", *"status:4xx")
+        assert [r[0] for r in table_rows(screen)] == ["3"]
+        assert "1 of 3 exchanges shown" in header(screen)
+        await pilot.press("enter")
+        await pilot.press("escape")  # the bar is closed: clears the filter
+        assert [r[0] for r in table_rows(screen)] == ["1", "2", "3"]
+        await pilot.press("slash", *"provider:anthropic tool")
+        assert [r[0] for r in table_rows(screen)] == ["2"]
+        await pilot.press("ctrl+u", *"nothing-like-this")
+        assert table_rows(screen) == []
+        assert "nothing matches: escape clears the filter" in header(screen)
+
+
+async def test_s_sorts_by_the_next_column_and_delete_takes_a_row_off_the_list(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_flows(app, pilot)
+        by_bytes = sorted(screen.flows.values(), key=lambda f: (f.bytes, f.number), reverse=True)
+        await pilot.press("s", "s")  # duration, then bytes
+        assert "sorted by bytes" in header(screen)
+        assert [r[0] for r in table_rows(screen)] == [str(f.number) for f in by_bytes]
+        await pilot.press("home", "delete")
+        assert str(by_bytes[0].number) not in [r[0] for r in table_rows(screen)]
+        assert "2 of 3 exchanges shown" in header(screen)
+        assert len(list(tmp_path.glob("0000*.jsonl"))) == 3, "every capture stays"
+
+
+async def test_r_replays_a_recorded_request_against_serve_with_faults_and_follows_it(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_flows(app, pilot)
+        await pilot.press("home", "r")
+        from textual.widgets import Input
+
+        dialog = app.screen
+        assert dialog.query_one("#replay-target", Input).value == replay.url
+        await pilot.press("tab", *"cut=900", "enter")
+        main = app.screen
+        assert isinstance(main, MainScreen) and main.feed is not None
+        await until(pilot, lambda: main.feed_ended, "the replay ends")
+        assert "◉ live · ended" in plain(main.query_one("#status"))
+        # cut=900: the server ended the body cleanly after 900 bytes, mid-stream.
+        assert main.trace.chunks.bytes_received == 900
+        assert main.trace.state == "interrupted"
+        (recorded,) = tmp_path.glob("replay-of-00001-*.jsonl")
+        assert load_recording(recorded).end is not None
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_space_marks_two_flows_and_shift_d_diffs_them(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    from inspector.tui.screens.diff import DiffScreen
+
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_flows(app, pilot)
+        await pilot.press("D")
+        assert app.screen is screen, "nothing marked: a notice"
+        await pilot.press("home", "space", "down", "space")
+        assert screen.marked == ["1", "2"]
+        assert table_rows(screen)[0][0] == "● 1"
+        await pilot.press("D")
+        assert isinstance(app.screen, DiffScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+def test_a_recorded_request_as_curl_keeps_secrets_redacted_and_quotes_the_body() -> None:
+    from inspector.tui.screens.flows import curl_command
+
+    command = curl_command({"request": {
+        "method": "POST", "url": "http://h/v1/chat/completions",
+        "headers": {"authorization": "[redacted]", "content-type": "application/json"},
+        "body": {"model": "m", "messages": [{"role": "user", "content": "it's"}]},
+    }})  # fmt: skip
+    assert command is not None
+    assert command.startswith("curl -N -X 'POST' 'http://h/v1/chat/completions'")
+    assert "-H 'authorization: [redacted]'" in command
+    assert """--data-raw '{"model":"m","messages":[{"role":"user","content":"it'\\''s"}]}'""" in (
+        command
+    )
+
+
+async def test_end_and_home_move_the_selection_to_the_last_and_the_first_flow(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await three_flows(app, pilot)
+        table = screen.query_one(DataTable)
+        await pilot.press("end")
+        assert table.cursor_coordinate.row == 2
+        await pilot.press("home")
+        assert table.cursor_coordinate.row == 0

@@ -108,3 +108,17 @@ async def test_with_no_frame_there_is_no_gap_to_show() -> None:
         await pilot.pause()
         status = panes(app.screen).status  # type: ignore[arg-type]
         assert "TTFT — · max gap —" in status
+
+
+async def test_y_on_an_http_error_copies_its_body() -> None:
+    from ..conftest import ROOT
+
+    app = app_for(ROOT / "captures" / "openai-chat" / "http-429-rate-limited.jsonl")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("end", "y")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.copy_target() is not None  # type: ignore[attr-defined]
+        what, body = screen.copy_target()  # type: ignore[attr-defined]
+        assert what == "the HTTP 429 body" and '"error"' in body
+        assert app.clipboard == body

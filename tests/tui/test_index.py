@@ -227,3 +227,40 @@ def test_a_header_that_says_untimed_wins_over_frame_times() -> None:
     trace.header = {"provider": "openai-chat", "timed": False}
     index = TraceIndex(trace)
     assert not index.timed and index.frame_gap(2) is None
+
+
+def test_an_opaque_block_shows_each_json_document_on_its_own_line() -> None:
+    from itertools import pairwise
+
+    from inspector.session import load_trace
+    from inspector.tui.index import TraceIndex
+
+    from ..conftest import CAPTURES
+
+    for name in ("compaction", "web-search-citations"):
+        trace = load_trace(CAPTURES / "anthropic" / f"{name}.jsonl")
+        index = TraceIndex(trace)
+        for block in index.blocks.values():
+            if block.kind != "opaque":
+                continue
+            text, _ = block.text.text_at(index.n_events)
+            deltas = [
+                e["delta"]["text"] for e in trace.events
+                if e["type"] == "block.delta" and e["block"]["index"] == block.index
+                and e["delta"]["kind"] == "json_text"
+            ]  # fmt: skip
+            # After a whole document, a new line; fragments of one join as sent.
+            expected = deltas[0] if deltas else ""
+            for before, delta in pairwise(deltas):
+                expected += ("\n" if _is_json(before) else "") + delta
+            assert text == expected
+
+
+def _is_json(text: str) -> bool:
+    import orjson
+
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True

@@ -47,7 +47,7 @@ async def test_the_picker_opens_a_capture_and_escape_comes_back() -> None:
         await pilot.press("down", "enter")
         assert isinstance(app.screen, MainScreen)
         assert app.screen.source == "data/tool-call-violation.jsonl"
-        assert "frame 0/10" in panes(app.screen).status
+        assert "frame 0 of 0–9" in panes(app.screen).status
         await pilot.press("escape")
         assert app.screen is picker
         await pilot.press("q")
@@ -90,3 +90,67 @@ def test_open_has_help_and_refuses_what_it_cannot_open() -> None:
     assert result.returncode == 2 and "no/such/file.sse: no such file" in result.stderr
     result = inspector("open", "--keymap", "nonsense", str(TEXT_THEN_TOOL))
     assert result.returncode == 2 and "expected ID=KEYS" in result.stderr
+
+
+async def test_the_preview_shows_the_highlighted_capture_and_follows_the_highlight() -> None:
+    app = InspectorApp(None, captures=DATA)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert picker.query_one("#picker-body").has_class("-wide")
+        preview = plain(picker.query_one("#picker-preview"))
+        expected = [
+            "provider  anthropic", "state     completed · tool_calls",
+            "size      14 frames · 1562 bytes", "file      anthropic-text-then-tool.jsonl",
+            "first text",
+        ]  # fmt: skip
+        for words in expected:
+            assert words in preview, words
+        await pilot.press("down")
+        preview = plain(picker.query_one("#picker-preview"))
+        assert "provider  openai-chat" in preview and "failed · protocol_error" in preview
+
+
+async def test_the_title_counts_what_the_filter_lets_through_and_says_when_nothing_does() -> None:
+    app = InspectorApp(None, captures=DATA)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        await pilot.press(*"violation")
+        title = plain(picker.query_one("#picker-title"))
+        assert "1 of 3 streams match violation" in title
+        await pilot.press(*"zzz")
+        title = plain(picker.query_one("#picker-title"))
+        assert "0 of 3 streams match violationzzz" in title
+        assert "nothing matches: esc clears the filter" in title
+        assert "no capture highlighted" in plain(picker.query_one("#picker-preview"))
+        await pilot.press("escape")
+        assert "· 3 streams" in plain(picker.query_one("#picker-title"))
+
+
+async def test_an_outcome_cut_at_80_columns_ends_with_an_ellipsis() -> None:
+    app = InspectorApp(None, captures=ROOT / "captures")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        table = picker.query_one(DataTable)
+        width = picker._widths["state"]
+        cut = 0
+        for i in range(table.row_count):
+            key = table.coordinate_to_cell_key((i, 0)).row_key.value
+            entry = picker.entries[str(key)]
+            whole = f"{entry.state} · {entry.detail}" if entry.detail else entry.state
+            shown = table.get_row_at(i)[2]
+            assert shown.cell_len <= width
+            if len(whole) > width:
+                cut += 1
+                assert shown.plain == whole[: width - 1] + "…"
+            else:
+                assert shown.plain == whole
+        assert cut, "some outcome is longer than the column at 80 columns"

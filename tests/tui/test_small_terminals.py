@@ -63,7 +63,7 @@ async def test_the_status_line_is_one_line(size: tuple[int, int]) -> None:
         status = app.screen.query_one(StatusLine)
         assert status.region.height == 1
         text = status.content.plain  # type: ignore[union-attr]
-        assert len(text) <= size[0] and "frame 2/14 · event 3/" in text
+        assert len(text) <= size[0] and "frame 2 of 0–13 · event 3 of" in text
 
 
 async def test_below_100_columns_frames_stays_and_one_other_pane_is_shown_under_tabs() -> None:

@@ -48,7 +48,9 @@ async def test_at_200_columns_everything_shows_once_on_one_line() -> None:
         assert "\n" not in status and len(status) <= 200
         assert status.count("anthropic") == 1, "the provider's folder is not repeated"
         assert "anthropic · claude-sonnet-4-20250514 · tool-call-fragmented-json.jsonl" in status
-        assert status.startswith(" ● receiving  frame 1/15 · event 2/13  violations 0 · rejected 0")
+        assert status.startswith(
+            " ● receiving  frame 1 of 0–14 · event 2 of 13  violations 0 · rejected 0"
+        )
 
 
 async def test_the_violation_counts_read_like_inspector_check() -> None:

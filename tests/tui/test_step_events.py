@@ -52,21 +52,22 @@ async def test_bracket_stops_at_each_event_of_one_frame_with_the_state_after_it(
             await pilot.press("right_square_bracket")
             seen.append(step_view(screen))
         closed, partial = "tool_call · closed   valid JSON", "tool_call · open   partial"
+        at = "frame 0 of 0 · event {} of 8".format
         assert seen == [
-            ("frame 0/1 · event 1/8", "stream     open", [], "1 stream.start gemini"),
-            ("frame 0/1 · event 2/8", "stream     receiving", [f"b_0 {partial}"],
+            (at(1), "stream     open", [], "1 stream.start gemini"),
+            (at(2), "stream     receiving", [f"b_0 {partial}"],
              "2 block.start 0"),
-            ("frame 0/1 · event 3/8", "stream     receiving", [f"b_0 {partial}"],
+            (at(3), "stream     receiving", [f"b_0 {partial}"],
              "3 block.delta 0"),
-            ("frame 0/1 · event 4/8", "stream     receiving", [f"b_0 {closed}"],
+            (at(4), "stream     receiving", [f"b_0 {closed}"],
              "4 block.stop 0"),
-            ("frame 0/1 · event 5/8", "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
+            (at(5), "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
              "5 block.start 1"),
-            ("frame 0/1 · event 6/8", "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
+            (at(6), "stream     receiving", [f"b_0 {closed}", f"b_1 {partial}"],
              "6 block.delta 1"),
-            ("frame 0/1 · event 7/8", "stream     receiving", [f"b_0 {closed}", f"b_1 {closed}"],
+            (at(7), "stream     receiving", [f"b_0 {closed}", f"b_1 {closed}"],
              "7 block.stop 1"),
-            ("frame 0/1 · event 8/8", "stream     completed", [f"b_0 {closed}", f"b_1 {closed}"],
+            (at(8), "stream     completed", [f"b_0 {closed}", f"b_1 {closed}"],
              "8 stream.done tool_calls"),
         ]  # fmt: skip
         # The arguments of the second call exist from its delta on, not before.
@@ -147,3 +148,65 @@ def test_at_every_selected_event_blocks_and_state_match_a_replay_up_to_it(path: 
         assert {i: index.blocks[i].text.text_at(cursor.k)[0] for i in texts} == texts
         summary = state_summary(index, cursor).plain.splitlines()[0].split()
         assert summary[1] == index.stream_state_at(e + 1)
+
+
+@pytest.mark.parametrize("path", [ONE_FRAME, CAPTURES / "anthropic" / "several-blocks.jsonl"])
+async def test_down_in_the_events_pane_walks_every_event_as_up_walks_back(path: Path) -> None:
+    app = app_for(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.press("home")
+        screen.query_one(EventsList).focus()
+        n = screen.index.n_events
+        seen = []
+        for _ in range(n + 2):  # two more than there are: the last one stays
+            await pilot.press("down")
+            seen.append(screen.cursor.event)
+        assert seen == [*range(n), n - 1, n - 1]
+        back = []
+        for _ in range(n - 1):
+            await pilot.press("up")
+            back.append(screen.cursor.event)
+        assert back == list(range(n - 2, -1, -1))
+
+
+async def test_stepping_back_never_leaves_events_hidden_above_blank_rows() -> None:
+    app = app_for(CAPTURES / "anthropic" / "several-blocks.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        events = screen.query_one(EventsList)
+        await pilot.press("end")
+        for _ in range(screen.index.n_frames):
+            await pilot.press("p")
+            await pilot.pause()
+            window = events.scrollable_content_region.height
+            if window > 0:
+                assert events.scroll_offset.y <= max(0, events.rows - window), (
+                    f"rows {events.rows}, window {window}, top {events.scroll_offset.y}"
+                )
+
+
+ALL_CAPTURES = sorted(p for p in CAPTURES.glob("*/*.jsonl") if not p.name.endswith(".events.jsonl"))
+
+
+@pytest.mark.parametrize("path", ALL_CAPTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_state_pane_calls_a_block_the_streams_end_closed_aborted_never_closed(
+    path: Path,
+) -> None:
+    trace = load_trace(path)
+    index = TraceIndex(trace)
+    cursor = Cursor(index, -1)
+    cursor.end()
+    blocks_line = state_summary(index, cursor).plain.splitlines()[1]
+    stopped = {e["block"]["index"] for e in trace.events if e["type"] == "block.stop"}
+    for i, block in index.blocks.items():
+        if len(index.blocks) > 8:
+            break  # summarized as counts: checked below
+        word = "closed" if i in stopped else "aborted" if block.close_event is not None else "open"
+        assert f"{block.id} {word}" in blocks_line, (path.name, blocks_line)
+    aborted = sum(
+        1 for i, b in index.blocks.items() if b.close_event is not None and i not in stopped
+    )
+    assert ("aborted" in blocks_line) == bool(aborted), blocks_line

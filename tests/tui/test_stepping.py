@@ -36,7 +36,7 @@ async def test_the_capture_opens_on_the_first_frame_with_four_titled_panes() -> 
         view = panes(screen)
         assert "anthropic" in view.status and "claude-haiku-4-5-20251001" in view.status
         assert "tool-use-json-fragments.sse" in view.status
-        assert "● open" in view.status and "frame 0/9 · event 1/7" in view.status
+        assert "● open" in view.status and "frame 0 of 0–8 · event 1 of 7" in view.status
         assert len(view.frames) == 10 and view.frames[-1].startswith("  ■ end of bytes · eof")
         assert view.frame_cursor == 0
         # A raw .sse body has no timing: "—", never a fake 0 ms.
@@ -107,7 +107,7 @@ async def test_end_shows_the_terminal_state_and_home_goes_before_the_first_frame
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end")
         view = panes(app.screen)
-        assert "● completed" in view.status and "end/9 · event 7/7" in view.status
+        assert "● completed" in view.status and "end · after frame 8 · event 7 of 7" in view.status
         assert view.frame_cursor == 9
         assert view.frame_detail.startswith("end of bytes · eof")
         assert view.events[-1].split()[1:3] == ["stream.done", "tool_calls"]
@@ -115,7 +115,7 @@ async def test_end_shows_the_terminal_state_and_home_goes_before_the_first_frame
         assert view.transitions[-1] == "  f8 stream receiving → completed"
         await pilot.press("home")
         view = panes(app.screen)
-        assert "● idle" in view.status and "frame –/9 · event 0/7" in view.status
+        assert "● idle" in view.status and "before frame 0 of 0–8 · event — of 7" in view.status
         assert view.frame_cursor is None and view.events == [] and view.transitions == []
         assert view.frame_detail.startswith("before the first frame")
 
@@ -191,7 +191,7 @@ async def test_an_http_error_before_any_stream_opens_on_the_end_row(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         view = panes(app.screen)
-        assert "● failed" in view.status and "end/0 · event 2/2" in view.status
+        assert "● failed" in view.status and "end · no frames · event 2 of 2" in view.status
         assert view.frames == [
             '  ■ HTTP 429 · body {"error":{"type":"rate_limit_exceeded","message":"Slow down '
             '[now]"}} · end of bytes · eof at 200 ms'

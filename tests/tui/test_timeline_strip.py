@@ -48,7 +48,9 @@ async def test_the_strip_marks_the_ping_and_the_long_gap_and_labels_them() -> No
         assert cut.kinds[5] == "heartbeat" and cut.kinds[6] == "long"
         assert cut.kinds[7] == "normal", "an ignored frame is no heartbeat"
         labels = strip.labels(cut, strip.size.width).plain
-        assert labels.index("▲ TTFT") == 2, "under the first text's column"
+        scale = strip.scale(cut, strip.size.width)
+        assert scale == 8, "a short capture's frames are widened to fill the strip"
+        assert labels.index("▲ TTFT") == 2 * scale, "under the first text's column"
         assert "▲ longest gap 630 ms · f6" in labels
 
 
@@ -57,7 +59,9 @@ async def test_a_click_on_a_column_moves_the_cursor_there() -> None:
     async with app.run_test(size=(200, 50)) as pilot:
         screen = app.screen
         strip = screen.query_one(GapStrip)
-        await pilot.click("#gaps", offset=(1 + 6, 0))  # the strip is padded by one cell
+        scale = strip.scale(strip.buckets(), strip.size.width)
+        # The strip is padded by one cell; each frame is ``scale`` cells wide.
+        await pilot.click("#gaps", offset=(1 + 6 * scale + scale // 2, 0))
         assert screen.cursor.position == 6
         assert strip.cursor_column == 6
         await pilot.press("n")
@@ -122,8 +126,9 @@ async def test_dragging_along_the_strip_scrubs_and_hovering_does_not() -> None:
         strip.post_message(move(9, 0))  # no button: only hovering
         await pilot.pause()
         assert screen.cursor.position == 0
+        scale = strip.scale(strip.buckets(), strip.size.width)
         for x in (3, 9, 12):
-            strip.post_message(move(x, 1))
+            strip.post_message(move(x * scale, 1))
             await pilot.pause()
             assert screen.cursor.position == x
 

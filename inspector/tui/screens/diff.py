@@ -52,8 +52,14 @@ class DiffScreen(Screen[None]):
         Binding("d", "first_divergence", "First divergence", id="diff.first"),
         Binding("n", "next_difference", "Next difference", id="diff.next"),
         Binding("p", "previous_difference", "Previous difference", id="diff.previous"),
+        Binding("a", "open_side('a')", "Open A", id="diff.open_a",
+                tooltip="Open stream A on the four panes, at the selected event"),
+        Binding("b", "open_side('b')", "Open B", id="diff.open_b",
+                tooltip="Open stream B on the four panes, at the selected event"),
+        Binding("escape", "back", "Back", id="diff.back",
+                tooltip="Back to the list it was opened from"),
         Binding("q", "app.quit", "Quit", id="app.quit"),
-    ]
+    ]  # fmt: skip
 
     DEFAULT_CSS = """
     DiffScreen #diff-summary { height: auto; max-height: 12; padding: 0 1; }
@@ -106,6 +112,25 @@ class DiffScreen(Screen[None]):
         for name in ("a", "b"):
             self.query_one(f"#diff-{name}", DataTable).move_cursor(row=row, animate=False)
 
+    def action_open_side(self, name: str) -> None:
+        """Stream A or B on a main screen, the cursor on the selected row's event (escape: back)."""
+        from .main import MainScreen
+
+        side = self.diff.left if name == "a" else self.diff.right
+        if side.trace is None:
+            self.notify(f"{name.upper()} is a golden events file: no frames to open.", timeout=3)
+            return
+        screen = MainScreen(side.trace, source=side.path, from_picker=True, position=-1)
+        row = min(self.row, len(side.events) - 1)
+        if row >= 0:
+            screen.cursor.select_event(row)
+        self.app.push_screen(screen)
+
+    def action_back(self) -> None:
+        """Back to the proxy's list (``inspector diff --tui`` has nothing under it)."""
+        if len(self.app.screen_stack) > 2 and self.app.screen is self:
+            self.app.pop_screen()
+
     def action_first_divergence(self) -> None:
         """Both cursors to the first divergence (the first row when the streams agree)."""
         self._goto(self.divergence or 0)
@@ -155,6 +180,8 @@ class DiffApp(App[None]):
     """A one-screen app around :class:`DiffScreen`."""
 
     TITLE = "inspector diff"
+    # Either side opens on the main screen, which is styled there.
+    CSS_PATH = "../inspector.tcss"
 
     def __init__(self, diff: StreamDiff) -> None:
         super().__init__()

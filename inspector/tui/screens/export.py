@@ -134,6 +134,28 @@ def outcome_text(
     return text
 
 
+class TickBox(Checkbox):
+    """A checkbox that shows ``✓`` when on and nothing when off.
+
+    Textual's draws ``X`` in both states and tells them apart by colour
+    alone, which many terminals and themes do not show.
+    """
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
+        """The mark inside the box: it follows the value."""
+        return "✓" if self.value else " "
+
+
+class TickRadio(RadioButton):
+    """A radio button that shows ``●`` when chosen and nothing otherwise (see :class:`TickBox`)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
+        """The mark inside the button: it follows the value."""
+        return "●" if self.value else " "
+
+
 def _field(value: str, id: str) -> Input:
     field = Input(value, id=id, compact=True)
     # A blinking cursor would make snapshots and screenshots differ run to run.
@@ -181,10 +203,10 @@ class ExportDialog(ModalScreen[None]):
             with Horizontal(classes="export-row"):
                 yield Label("Model text", classes="export-label")
                 with RadioSet(id="export-text", compact=True):
-                    yield RadioButton("keep", value=True, id="export-text-keep")
-                    yield RadioButton("mask (letters → x, digits → 0)", id="export-text-mask")
-            yield Checkbox("Write a pytest file (test_NAME.py)", id="export-pytest", compact=True)
-            yield Checkbox(
+                    yield TickRadio("keep", value=True, id="export-text-keep")
+                    yield TickRadio("mask (letters → x, digits → 0)", id="export-text-mask")
+            yield TickBox("Write a pytest file (test_NAME.py)", id="export-pytest", compact=True)
+            yield TickBox(
                 "Keep the request's prompt (secrets are removed anyway)",
                 id="export-keep-request",
                 compact=True,

@@ -14,6 +14,16 @@ nobody follows keeps only counts: :meth:`~inspector.proxy.Flow.follow`); a
 finished one is read back from its capture (the proxy keeps no finished trace
 in memory). Escape comes back to the list.
 
+The header always says where the proxy listens, its upstream, where it
+records, and how to point an app at it. As mitmproxy's list does, ``/``
+filters (:mod:`~inspector.tui.flowfilter`: words, or ``provider:``,
+``model:``, ``status:4xx``, ``state:``, ``path:``), ``s`` cycles the sort,
+``delete`` takes a flow off the list (its capture stays), ``r`` replays a
+recorded request against its upstream or ``inspector serve`` with faults
+(:mod:`~inspector.tui.replay`), ``y`` copies it as a curl command, ``x``
+exports it (the export dialog), and ``space`` marks two flows that ``D``
+diffs side by side.
+
 :class:`ProxyApp` is the application ``inspector proxy`` runs: the flow list,
 with the proxy serving in the app's own event loop, so a flow's trace is
 only ever changed on the thread that renders it.
@@ -30,22 +40,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.events import Mount
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from ...core.trace import Trace
 from ...session import ProviderUnknown, load_trace
 from ...terminal import escape_controls, safe_path
 from ..app import InspectorApp
+from ..flowfilter import SORTS, FlowFilter, parse_filter, row_of
 from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
 from ..throttle import RepaintThrottle
+from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
+from .following import follow_on_screen
 from .main import MainScreen
 
 if TYPE_CHECKING:
     from ...proxy import Flow, FlowLog, ProxyServer
 
-__all__ = ["COLUMNS", "FlowFeed", "FlowsScreen", "ProxyApp", "flow_cells"]
+__all__ = ["COLUMNS", "FlowFeed", "FlowsScreen", "ProxyApp", "curl_command", "flow_cells", "recipe"]
 
 #: (key, title, width) of the table's columns.
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -70,11 +83,46 @@ def _state_cell(flow: Flow) -> Text:
     return text
 
 
-def flow_cells(flow: Flow) -> dict[str, Text]:
+def recipe(url: str) -> list[str]:
+    """How to point each SDK at the proxy (as ``inspector proxy --headless`` prints it)."""
+    return [
+        f"OPENAI_BASE_URL={url}/v1",
+        f"ANTHROPIC_BASE_URL={url}",
+        f"GOOGLE_GEMINI_BASE_URL={url}",
+    ]
+
+
+def _shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def curl_command(header: dict[str, Any]) -> str | None:
+    """The recorded request as a curl command (secret headers stay ``[redacted]``), or None."""
+    request = header.get("request")
+    if not isinstance(request, dict) or not isinstance(request.get("url"), str):
+        return None
+    import orjson
+
+    parts = ["curl", "-N", "-X", _shell_quote(str(request.get("method") or "POST"))]
+    parts.append(_shell_quote(request["url"]))
+    for name, value in (request.get("headers") or {}).items():
+        if str(name).lower() not in ("content-length", "host", "accept-encoding"):
+            parts += ["-H", _shell_quote(f"{name}: {value}")]
+    body = request.get("body")
+    if body is not None:
+        data = body if isinstance(body, str) else orjson.dumps(body).decode()
+        parts += ["--data-raw", _shell_quote(data)]
+    return escape_controls(" ".join(parts))
+
+
+def flow_cells(flow: Flow, marked: bool = False) -> dict[str, Text]:
     """One row of the table, by column key (client-controlled text escaped)."""
     duration = flow.duration if flow.duration is not None else flow.now()
+    number = Text("● " if marked else "", "bold magenta", end="")
+    number.append(str(flow.number))
+    number.justify = "right"
     return {
-        "number": Text(str(flow.number), justify="right"),
+        "number": number,
         "method": one_line(flow.method, 10),
         "path": one_line(flow.path, 120),
         "model": one_line(flow.model or "—", 60),
@@ -108,14 +156,32 @@ class FlowsScreen(Screen[None]):
     """Every exchange through the proxy; enter opens one (see the module docstring)."""
 
     DEFAULT_CSS = """
-    FlowsScreen #flows-title { height: 1; }
+    FlowsScreen #flows-header { height: auto; padding: 0 1; background: $boost; }
+    FlowsScreen #flows-filter { display: none; }
+    FlowsScreen #flows-filter.-open { display: block; }
     FlowsScreen #flows { height: 1fr; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="flows.open", tooltip="Open the exchange"),
+        Binding("slash", "filter", "Filter", key_display="/", id="flows.filter",
+                tooltip="Filter: words, or provider: model: status:4xx state: path:"),
+        Binding("s", "sort", "Sort", id="flows.sort", tooltip="Sort by the next column"),
+        Binding("r", "replay", "Replay", id="flows.replay",
+                tooltip="Send the recorded request again: to its upstream or inspector serve"),
+        Binding("space", "mark", "Mark", id="flows.mark",
+                tooltip="Mark the exchange (two marked: D diffs them)"),
+        Binding("D", "diff", "Diff", id="flows.diff", tooltip="Diff the two marked exchanges"),
+        Binding("y", "copy_curl", "curl", show=False, id="flows.copy_curl",
+                tooltip="Copy the recorded request as a curl command"),
+        Binding("x", "export", "Export", show=False, id="flows.export",
+                tooltip="Export the exchange's capture (anonymized), golden events, pytest"),
+        Binding("delete", "remove", "Remove", show=False, id="flows.remove",
+                tooltip="Take the exchange off the list (its capture stays)"),
         Binding("c", "cancel_flow", "Cancel", id="flows.cancel",
                 tooltip="Stop the highlighted exchange (the app's connection is reset)"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear_filter",
+                tooltip="Close the filter bar, or clear the filter"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit (stops the proxy)"),
     ]  # fmt: skip
 
@@ -124,16 +190,24 @@ class FlowsScreen(Screen[None]):
         self.flow_log = log  # not ``log``: Textual's logger has that name
         self.url = url
         self.upstream = upstream
+        #: Every flow the list knows (shown or filtered out), by row key.
         self.flows: dict[str, Flow] = {}
+        #: The row keys shown, in the table's order.
+        self.shown: list[str] = []
+        self.removed: set[str] = set()
+        self.marked: list[str] = []
+        self.filter: FlowFilter = parse_filter("")
+        self.sort = 0  # index into SORTS
         self._changed: dict[str, Flow] = {}
         self._throttle: RepaintThrottle | None = None
         self._repaint_rate = repaint_rate
 
     def compose(self) -> ComposeResult:
-        """Title line, the table, footer."""
-        yield Static(id="flows-title")
-        table: DataTable[Text] = DataTable(id="flows", cursor_type="row")
-        yield table
+        """Header (where, upstream, folder, recipe), filter bar, the table, footer."""
+        yield Static(id="flows-header")
+        yield Input(placeholder="filter: words, or provider: model: status:4xx state: path:",
+                    id="flows-filter", compact=True)  # fmt: skip
+        yield RowTable(id="flows")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -148,8 +222,26 @@ class FlowsScreen(Screen[None]):
             self._changed[str(flow.number)] = flow
         self.flow_log.watch(self._flow_changed)
         self.set_interval(0.5, self._tick)
-        self._repaint()
+        # Not through _repaint: while mounting, is_mounted is still False, and the
+        # header must be there before the first request.
+        self._show_header()
+        self.call_after_refresh(self._repaint)
         table.focus()
+
+    def on_resize(self) -> None:
+        """Path and model take the room a wide terminal has (the header wraps)."""
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        table = self.query_one(DataTable)
+        fixed = sum(width for key, _, width in COLUMNS if key not in ("path", "model"))
+        spare = max(0, self.size.width - fixed - 2 * len(COLUMNS) - 2)
+        widths = {"path": max(20, spare * 3 // 5), "model": max(12, spare * 2 // 5)}
+        for key, column in table.columns.items():
+            if key.value in widths and column.width != widths[key.value]:
+                column.width = widths[key.value]
+                column.auto_width = False
+        table.refresh()
 
     def _schedule(self, delay: float, callback: Callable[[], None]) -> None:
         if delay <= 0:
@@ -162,26 +254,62 @@ class FlowsScreen(Screen[None]):
         if self._throttle is not None:
             self._throttle.notify()
 
+    def _visible(self, key: str) -> bool:
+        return key not in self.removed and (
+            not self.filter or self.filter.matches(row_of(self.flows[key]))
+        )
+
     def _repaint(self) -> None:
         if not self.is_mounted:
             return
         table = self.query_one(DataTable)
         changed, self._changed = self._changed, {}
+        appended = False
         for key, flow in changed.items():
-            cells = flow_cells(flow)
-            if key in self.flows:
-                for column, value in cells.items():
+            known = key in self.flows
+            self.flows[key] = flow
+            if key in self.shown:
+                if self._visible(key):
+                    for column, value in flow_cells(flow, key in self.marked).items():
+                        table.update_cell(key, column, value)
+                else:
+                    appended = True  # it no longer matches: the rows are laid out again
+            elif not known or self._visible(key):
+                appended = True
+            limit = self.flow_log.flows.maxlen
+            if not known and limit is not None and len(self.flows) > limit:
+                # The log forgot the oldest exchange: so does the list (its capture stays).
+                oldest = next(iter(self.flows))
+                del self.flows[oldest]
+                self.removed.discard(oldest)
+                if oldest in self.marked:
+                    self.marked.remove(oldest)
+        if appended:
+            self._lay_out()
+        self._show_header()
+
+    def _order(self) -> list[str]:
+        _, key, newest_first = SORTS[self.sort]
+        keys = [k for k in self.flows if self._visible(k)]
+        return sorted(keys, key=lambda k: key(row_of(self.flows[k])), reverse=newest_first)
+
+    def _lay_out(self) -> None:
+        """The rows again: the filter, the sort or the set of flows changed."""
+        table = self.query_one(DataTable)
+        order = self._order()
+        if order == self.shown:
+            for key in order:
+                for column, value in flow_cells(self.flows[key], key in self.marked).items():
                     table.update_cell(key, column, value)
-            else:
-                self.flows[key] = flow
-                table.add_row(*(cells[column] for column, _, _ in COLUMNS), key=key)
-                limit = self.flow_log.flows.maxlen
-                if limit is not None and len(self.flows) > limit:
-                    # The log forgot the oldest exchange: so does the list (its capture stays).
-                    oldest = next(iter(self.flows))
-                    del self.flows[oldest]
-                    table.remove_row(oldest)
-        self._show_title()
+            return
+        highlighted = self._highlighted_key()
+        table.clear()
+        for key in order:
+            cells = flow_cells(self.flows[key], key in self.marked)
+            table.add_row(*(cells[column] for column, _, _ in COLUMNS), key=key)
+        self.shown = order
+        if highlighted in order:
+            table.move_cursor(row=order.index(highlighted), animate=False)
 
     def _tick(self) -> None:
         # Durations of running exchanges tick even when no byte arrives.
@@ -190,24 +318,187 @@ class FlowsScreen(Screen[None]):
             self._changed.update(live)
             self._throttle.notify()
 
-    def _show_title(self) -> None:
+    def header_text(self) -> Text:
+        """Where the proxy listens, its upstream, its folder, the recipe, and the counts."""
         live = sum(1 for flow in self.flows.values() if flow.live)
-        title = Text(" inspector proxy · ", "bold", end="")
-        title.append(escape_controls(self.url))
-        title.append(" → ", "dim")
-        title.append(escape_controls(self.upstream))
+        title = Text("inspector proxy", "bold", end="")
+        title.append("  listening on ", "dim")
+        title.append(escape_controls(self.url), "bold cyan")
+        title.append("  →  upstream ", "dim")
+        title.append(escape_controls(self.upstream), "bold")
         directory = self.flow_log.directory
-        where = safe_path(directory) if directory is not None else "nowhere"
-        title.append(f" · recording to {where}", "dim")
-        title.append(f" · {self.flow_log.count} exchanges, {live} open · enter opens one", "dim")
-        self.query_one("#flows-title", Static).update(title)
+        where = safe_path(directory) if directory is not None else "nowhere (not recording)"
+        title.append("  ·  recording to ", "dim")
+        title.append(where)
+        title.append("\npoint an app at it: ", "dim")
+        title.append("   ".join(recipe(self.url)), "green")
+        title.append("\n", "dim")
+        shown, total = len(self.shown), len(self.flows)
+        count = f"{total} exchanges, {live} open"
+        if self.filter or self.removed:
+            count = f"{shown} of {total} exchanges shown, {live} open"
+        title.append(count, "bold")
+        if self.filter:
+            title.append("  ·  filter ", "dim")
+            title.append(escape_controls(self.filter.text), "bold yellow")
+            if not shown and total:
+                title.append("  ·  nothing matches: escape clears the filter", "yellow")
+        title.append(f"  ·  sorted by {SORTS[self.sort][0]}", "dim")
+        if self.marked:
+            title.append(f"  ·  marked {', '.join('#' + k for k in self.marked)}", "magenta")
+        if not total:
+            title.append("  ·  waiting for the first request", "dim")
+        return title
 
-    def _highlighted(self) -> Flow | None:
+    def _show_header(self) -> None:
+        self.query_one("#flows-header", Static).update(self.header_text())
+
+    # -- filter, sort, marks, removal ---------------------------------------------
+
+    def action_filter(self) -> None:
+        """Open the filter bar (with the current filter, to refine it)."""
+        bar = self.query_one("#flows-filter", Input)
+        bar.add_class("-open")
+        bar.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """The list follows the filter as it is typed."""
+        if event.input.id == "flows-filter":
+            self.set_filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter keeps the filter and goes back to the list."""
+        if event.input.id == "flows-filter":
+            self.query_one(DataTable).focus()
+
+    def set_filter(self, text: str) -> None:
+        """Show only the flows ``text`` matches (see :mod:`~inspector.tui.flowfilter`)."""
+        self.filter = parse_filter(text)
+        self._lay_out()
+        self._show_header()
+
+    def action_clear_filter(self) -> None:
+        """Close the filter bar; with it closed, clear the filter."""
+        bar = self.query_one("#flows-filter", Input)
+        if bar.has_focus:
+            self.query_one(DataTable).focus()
+            if not bar.value:
+                bar.remove_class("-open")
+            return
+        if bar.value:
+            bar.value = ""  # Input.Changed clears the filter
+        bar.remove_class("-open")
+
+    def action_sort(self) -> None:
+        """Sort by the next column (#, duration, bytes, status, model, state)."""
+        self.sort = (self.sort + 1) % len(SORTS)
+        self._lay_out()
+        self._show_header()
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted flow; the two last marked are the ones D diffs."""
+        key = self._highlighted_key()
+        if key is None:
+            return
+        if key in self.marked:
+            self.marked.remove(key)
+        else:
+            self.marked = [*self.marked, key][-2:]
+        for shown in self.shown:
+            for column, value in flow_cells(self.flows[shown], shown in self.marked).items():
+                self.query_one(DataTable).update_cell(shown, column, value)
+        self._show_header()
+
+    def action_remove(self) -> None:
+        """Take the highlighted flow off the list (its capture stays on disk)."""
+        key = self._highlighted_key()
+        if key is None:
+            return
+        self.removed.add(key)
+        if key in self.marked:
+            self.marked.remove(key)
+        self._lay_out()
+        self._show_header()
+
+    # -- acting on one flow -------------------------------------------------------
+
+    def _highlighted_key(self) -> str | None:
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return key if key in self.flows else None
+
+    def _highlighted(self) -> Flow | None:
+        key = self._highlighted_key()
         return self.flows.get(key) if key is not None else None
+
+    def _recorded(self, flow: Flow | None, doing: str) -> Trace | None:
+        """The finished flow's trace from its capture, or None (and why, said)."""
+        if flow is None:
+            return None
+        if flow.live or flow.capture is None or flow.problem is not None:
+            why = "it is still going on" if flow.live else flow.problem or "it was not recorded"
+            self.notify(f"#{flow.number} cannot be {doing}: {escape_controls(why)}", markup=False)
+            return None
+        try:
+            return load_trace(flow.capture)
+        except (ProviderUnknown, ValueError, OSError) as exc:
+            self.notify(escape_controls(str(exc)), severity="error", markup=False)
+            return None
+
+    def action_replay(self) -> None:
+        """Ask where to send the highlighted flow's request again, then follow the replay."""
+        flow = self._highlighted()
+        trace = self._recorded(flow, "replayed")
+        if flow is None or trace is None or trace.header is None:
+            return
+        from .replay import ReplayDialog
+
+        default = self.upstream if self.upstream.startswith("http") else ""
+        self.app.push_screen(
+            ReplayDialog(flow.number, trace.header, default, self.flow_log.directory)
+        )
+
+    def action_copy_curl(self) -> None:
+        """Copy the highlighted flow's request as a curl command."""
+        flow = self._highlighted()
+        trace = self._recorded(flow, "copied")
+        command = curl_command(trace.header or {}) if trace is not None else None
+        if flow is None or command is None:
+            return
+        self.app.copy_to_clipboard(command)
+        self.notify(f"Copied #{flow.number} as curl ({len(command):,} characters)", timeout=2)
+
+    def action_export(self) -> None:
+        """The export dialog over the highlighted flow's capture."""
+        flow = self._highlighted()
+        trace = self._recorded(flow, "exported")
+        if flow is None or trace is None:
+            return
+        from .export import ExportDialog
+
+        self.app.push_screen(ExportDialog(trace, source=source_label(trace.source), live=False))
+
+    def action_diff(self) -> None:
+        """Both marked flows' events side by side, the first divergence marked."""
+        if len(self.marked) != 2:
+            self.notify("Mark two exchanges with space first, then D diffs them.", timeout=3)
+            return
+        flows = [self.flows[key] for key in self.marked]
+        captures = [flow.capture for flow in flows]
+        if any(c is None or f.live for c, f in zip(captures, flows, strict=True)):
+            self.notify("Both exchanges must have ended and been recorded.", timeout=3)
+            return
+        from ...interop.diff import DiffInputError, diff_streams
+        from .diff import DiffScreen
+
+        try:
+            diff = diff_streams(str(captures[0]), str(captures[1]))
+        except DiffInputError as exc:
+            self.notify(escape_controls(str(exc)), severity="error", markup=False)
+            return
+        self.app.push_screen(DiffScreen(diff))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter (or a click on the selected row) opens the exchange."""
@@ -266,18 +557,7 @@ class FlowsScreen(Screen[None]):
             if screen.is_mounted:
                 screen.trace_grew()
 
-        throttle = RepaintThrottle(repaint, self._schedule, time.monotonic, 1 / 30)
-
-        async def follow() -> None:
-            screen.feed_running = True
-            try:
-                await feed.run(throttle.notify)
-            finally:
-                screen.feed_running = False
-                throttle.flush()
-
-        # Bound to the screen: escape removes it, and with it the worker.
-        screen.run_worker(follow(), group="flow", exclusive=True, exit_on_error=False)
+        follow_on_screen(screen, feed, self._schedule)
 
     def action_quit(self) -> None:
         """Leave the application (the proxy stops with it)."""

@@ -82,16 +82,17 @@ class MainScreen(SteppingScreen):
         self.query_one(FramesList).focus()
         self._check_when_finished()
         if self.feed is not None:
-            # A feed notifies on bytes, not on the response's headers: until the
-            # first byte, look now and then whether "connecting" became "waiting".
+            # A feed notifies on bytes, not on the response's headers or the time
+            # that passes: look now and then ("connecting" became "waiting"; a
+            # stall's clock).
             self._waiting = self.set_interval(0.25, self._while_waiting)
 
     _waiting: Timer | None = None
 
     def _while_waiting(self) -> None:
-        if self._waiting is not None and (
-            self.index.n_frames or self.trace.bytes_received or self.index.finished
-        ):
+        # Also while it streams: a stall sends nothing to repaint for, yet its
+        # clock (no progress for N s, gives up in M s) goes on.
+        if self._waiting is not None and (self.feed_ended or self.index.finished):
             self._waiting.stop()
             self._waiting = None
         self.refresh_status()

@@ -6,20 +6,26 @@ the rows, so the table fills while the user already moves in it.
 
 Typing filters the table: a printable key sends the focus to the filter line
 above it (``q`` still quits while the filter is empty), ↑/↓ keep moving in
-the table and enter opens the highlighted capture. The columns shrink to fit
-an 80-column terminal.
+the table and enter opens the highlighted capture. The title counts what the
+filter lets through, and says so when nothing matches. The columns shrink to
+fit an 80-column terminal, and cut outcomes end with ``…``.
+
+The preview pane shows the highlighted capture: provider, model, terminal
+state, the first text, size, when it was recorded, its path — beside the
+table on a wide terminal (140 columns and more), under it otherwise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Container
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
@@ -29,6 +35,7 @@ from ...session import ProviderUnknown, load_trace
 from ..rows import STATE_STYLES, size_label
 from ..textsafe import one_line
 from ..widgets.footer import KeysFooter
+from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
 
 __all__ = [
@@ -39,7 +46,14 @@ __all__ = [
     "column_widths",
     "describe_capture",
     "entry_matches",
+    "preview_text",
 ]
+
+#: Columns from which the preview sits beside the table, and its width there.
+WIDE: Final = 140
+PREVIEW_WIDTH: Final = 56
+#: Characters of the first text kept for the preview.
+FIRST_TEXT: Final = 400
 
 #: (key, title, width at 120 columns and more, narrowest width); scenario takes what is left.
 COLUMNS = (
@@ -62,6 +76,33 @@ class CaptureEntry:
     detail: str
     frames: int
     size: int
+    model: str = ""
+    first_text: str = ""
+    recorded_at: str = ""
+
+
+def _first_text(trace: object) -> str:
+    """The first text the stream carried (text deltas of its first text block), bounded."""
+    parts: list[str] = []
+    size = 0
+    block = None
+    for event in getattr(trace, "events", ()):
+        if event.get("type") != "block.delta":
+            continue
+        delta = event.get("delta") or {}
+        if delta.get("kind") != "text":
+            continue
+        index = (event.get("block") or {}).get("index")
+        if block is None:
+            block = index
+        elif index != block:
+            break
+        text = str(delta.get("text", ""))
+        parts.append(text)
+        size += len(text)
+        if size >= FIRST_TEXT:
+            break
+    return "".join(parts)[:FIRST_TEXT]
 
 
 def capture_files(root: Path) -> list[Path]:
@@ -81,10 +122,47 @@ def describe_capture(path: Path, root: Path) -> CaptureEntry:
     except (ProviderUnknown, ValueError) as exc:
         return CaptureEntry(path, "?", scenario, "unreadable", str(exc), 0, 0)
     state, detail = trace.state, trace.ending or ""
+    header = trace.header or {}
+    model = header.get("model")
+    if trace.events and trace.events[0].get("type") == "stream.start":
+        model = trace.events[0].get("model") or model
+    recorded = header.get("recorded_at")
     return CaptureEntry(
         path, trace.provider or "?", scenario, state, detail, len(trace.frames),
-        trace.bytes_received,
+        trace.bytes_received, model if isinstance(model, str) else "", _first_text(trace),
+        recorded if isinstance(recorded, str) else "",
     )  # fmt: skip
+
+
+def preview_text(entry: CaptureEntry | None, root: Path | None) -> Text:
+    """The preview pane for ``entry`` (every value from the file: escaped, never markup)."""
+    text = Text(end="")
+    if entry is None:
+        text.append("no capture highlighted", "dim")
+        return text
+
+    def row(label: str, value: Text) -> None:
+        text.append(f"{label:<10}", "bold")
+        text.append_text(value)
+        text.append("\n")
+
+    state = Text(entry.state, STATE_STYLES.get(entry.state, "bold red"))
+    if entry.detail:
+        state.append(" · ", "dim")
+        state.append_text(one_line(entry.detail, 200))
+    row("provider", one_line(entry.provider, 60, "bold cyan"))
+    row("model", one_line(entry.model or "—", 120))
+    row("state", state)
+    row("size", Text(f"{entry.frames} frames · {size_label(entry.size)} bytes"))
+    row("recorded", one_line(entry.recorded_at or "— (no time recorded)", 60))
+    shown = entry.path.relative_to(root) if root and entry.path.is_relative_to(root) else entry.path
+    row("file", one_line(str(shown), 200, "italic"))
+    text.append("first text\n", "bold")
+    if entry.first_text:
+        text.append_text(one_line(entry.first_text, FIRST_TEXT))
+    else:
+        text.append("(no text)", "dim")
+    return text
 
 
 def column_widths(width: int) -> dict[str, int]:
@@ -142,14 +220,23 @@ class PickerScreen(Screen[None]):
         )
         bar.cursor_blink = False  # screenshots and snapshots must not depend on the blink
         yield bar
-        table: DataTable[str | Text] = DataTable(id="captures", cursor_type="row")
-        yield table
+        with Container(id="picker-body"):
+            yield RowTable(id="captures")
+            yield Static(id="picker-preview")
         yield KeysFooter()
 
     def on_mount(self) -> None:
         """Columns, title, and the scan in the background."""
         table = self.query_one(DataTable)
         self._set_columns(self.app.size.width)
+        if self.files:
+            self._scan(self.files)
+        self._show_title()
+        self._show_preview()
+        table.focus()
+
+    def _show_title(self) -> None:
+        """What the folder holds, and how much of it the filter lets through."""
         title = Text(" inspector · ", "bold", end="")
         if not self.files:
             where = str(self.root) if self.root is not None else "the bundled library"
@@ -159,12 +246,33 @@ class PickerScreen(Screen[None]):
         else:
             name = self.root.name if self.root is not None else ""
             title.append_text(one_line(name, 80))
-            title.append(
-                f" · {len(self.files)} streams · type to filter · enter opens · q quits", "dim"
-            )
-            self._scan(self.files)
+            bar = self.query_one("#picker-filter", Input).value.strip()
+            if bar:
+                shown = self.query_one(DataTable).row_count
+                title.append(f" · {shown} of {len(self.files)} streams match ", "dim")
+                title.append_text(one_line(bar, 60, "bold yellow"))
+                if not shown and len(self.entries) == len(self.files):
+                    title.append(" · nothing matches: esc clears the filter", "bold yellow")
+            else:
+                title.append(f" · {len(self.files)} streams", "dim")
+            title.append(" · type to filter · enter opens · q quits", "dim")
         self.query_one("#picker-title", Static).update(title)
-        table.focus()
+
+    def _highlighted_entry(self) -> CaptureEntry | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.entries.get(key) if key is not None else None
+
+    def _show_preview(self) -> None:
+        self.query_one("#picker-preview", Static).update(
+            preview_text(self._highlighted_entry(), self.root)
+        )
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The preview follows the highlight."""
+        self._show_preview()
 
     @work(thread=True, exclusive=True, group="picker-scan")
     def _scan(self, files: list[Path]) -> None:
@@ -174,7 +282,9 @@ class PickerScreen(Screen[None]):
 
     def _set_columns(self, width: int) -> None:
         # Fixed widths: rows arrive one by one and the table must not jump around.
-        widths = column_widths(width)
+        wide = width >= WIDE
+        self.query_one("#picker-body").set_class(wide, "-wide")
+        widths = column_widths(width - PREVIEW_WIDTH if wide else width)
         if widths == self._widths:
             return
         self._widths = widths
@@ -199,12 +309,16 @@ class PickerScreen(Screen[None]):
         for entry in self.entries.values():
             if entry_matches(entry, words):
                 self._add_row(entry)
+        self._show_title()
+        self._show_preview()
 
     def _add_row(self, entry: CaptureEntry) -> None:
         state = Text(entry.state, STATE_STYLES.get(entry.state, "bold red"))
         if entry.detail:
             state.append(" · ", "dim")
             state.append_text(one_line(entry.detail, 40))
+        # Cut with an ellipsis to the column: the table itself crops without one.
+        state.truncate(self._widths.get("state", 34), overflow="ellipsis")
         self.query_one(DataTable).add_row(
             one_line(entry.provider, 20),
             one_line(entry.scenario, 60),
@@ -220,6 +334,12 @@ class PickerScreen(Screen[None]):
         self.entries[str(entry.path)] = entry
         if entry_matches(entry, self._filter_words()):
             self._add_row(entry)
+            if self.query_one(DataTable).row_count == 1:
+                self._show_preview()
+        if self.query_one("#picker-filter", Input).value.strip() or len(self.entries) == len(
+            self.files
+        ):
+            self._show_title()
 
     @on(Input.Changed, "#picker-filter")
     def _filter_changed(self) -> None:

@@ -21,13 +21,15 @@ from textual.timer import Timer
 
 from ...core.trace import Trace
 from ..cursor import Breakpoint, Cursor, Player
+from ..http import error_body, is_error, status_of
 from ..index import TraceIndex
+from ..liveclock import LiveClock
 from ..matches import Matches, find_matches
 from ..playback import UNTIMED_RATE, FixedRatePlayer
 from ..textsafe import quoted
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList
-from ..widgets.status import LiveState, StatusLine, status_segments
+from ..widgets.status import LiveState, StatusLine, source_label, status_segments
 
 if TYPE_CHECKING:
     from ...feeds import Feed
@@ -73,6 +75,8 @@ class SteppingScreen(Screen[None]):
                 tooltip="Previous error or violation"),
         Binding("b", "breakpoint", "Break", id="breakpoint.toggle",
                 tooltip="Toggle a breakpoint on the selected frame's (or event's) type"),
+        Binding("B", "breakpoints", "Breakpoints", show=False, id="breakpoint.list",
+                tooltip="List the breakpoints: clear one, or all"),
         Binding("slash", "search", "Search", key_display="/", id="search.open",
                 tooltip="Search frames and the assembled text; enter: next match"),
         Binding("ctrl+g", "search_step(1)", "Next match", show=False, id="search.next",
@@ -131,6 +135,7 @@ class SteppingScreen(Screen[None]):
         self.matches: Matches | None = None
         self._play_timer: Timer | None = None
         self._checking = False
+        self.live_clock = LiveClock(time.monotonic())
 
     def refresh_view(self) -> None:
         """Every pane and the status line, as of the cursor (see MainScreen)."""
@@ -142,12 +147,44 @@ class SteppingScreen(Screen[None]):
             self.index,
             self.cursor,
             self.player,
-            self.source,
+            self.status_source(),
             self.live_state(),
             rate=self.untimed_rate,
             search=self.search_counter(),
+            clock=self.live_clock_words(),
         )
         self.query_one(StatusLine).show_segments(segments)
+
+    def status_source(self) -> str:
+        """Where the stream comes from, for the status line.
+
+        A live session names the file it records to (the provider and the
+        model have their own segments, so its description would say them
+        twice); anything else, its source as given.
+        """
+        recorded = self.trace.source
+        if self.feed is not None and recorded and "://" not in recorded:
+            return source_label(recorded)
+        return self.source
+
+    def live_clock_words(self) -> str | None:
+        """How long the live stream has gone without progress, and its deadline (None: fine)."""
+        feed = self.feed
+        if feed is None or self.feed_ended or self.index.finished:
+            return None
+        now = time.monotonic()
+        trace = self.trace
+        response = bool(feed.exchange.get("response"))
+        self.live_clock.saw(now, trace.events, trace.bytes_received, response)
+        live = self.live_state()
+        phase = live if live in ("connecting", "waiting") else "receiving"
+        return self.live_clock.words(
+            phase,
+            now,
+            # A LiveFeed's clocks; a replay has none.
+            progress_timeout=getattr(feed, "progress_timeout", None),
+            transport_timeout=getattr(feed, "transport_timeout", None),
+        )
 
     def live_state(self) -> LiveState | None:
         """What the live stream is doing (None: not live)."""
@@ -278,6 +315,9 @@ class SteppingScreen(Screen[None]):
                 return f"block {block.id} ({block.kind})", text
         frame = self.cursor.frame
         if frame is None:
+            if is_error(trace) and trace.bytes_received:
+                # An HTTP error has no frames: its body is what there is to copy.
+                return f"the HTTP {status_of(trace)} body", error_body(trace)
             return None
         record = trace.frames[frame]
         if record.data:
@@ -345,6 +385,14 @@ class SteppingScreen(Screen[None]):
         verb = "Breakpoint on" if now_set else "Cleared the breakpoint on"
         self.notify(f"{verb} {what} of type {quoted(target[1]).plain}", markup=False, timeout=2)
         self.refresh_view()
+
+    def action_breakpoints(self) -> None:
+        """List the breakpoints, to clear one or all."""
+        from .breakpoints import BreakpointsScreen
+
+        self.app.push_screen(
+            BreakpointsScreen(self.cursor.breakpoints), lambda _: self.refresh_view()
+        )
 
     def clear_breakpoints(self) -> None:
         """Remove every breakpoint."""

@@ -149,6 +149,21 @@ class EventsList(LineList):
         position = block.events_at(row)
         return position < len(events) and events[position] == row
 
+    def action_move(self, delta: int) -> None:
+        """↓ past the cursor frame's last event selects the next event, in a later frame.
+
+        The list holds only the events that exist at the cursor, so its last
+        row is no end: the next event is one step on, as ↑ from the first row
+        of a frame is one step back.
+        """
+        event = self.cursor.event
+        if delta > 0 and (event is None or event + 1 >= self.rows):
+            target = 0 if event is None else event + 1
+            if target < self.index.n_events:
+                self.post_message(self.Chosen(self, target))
+            return
+        super().action_move(delta)
+
     def row_text(self, row: int) -> Text:
         """The event row, a bar in the gutter for the chosen block's events, dim if not reached."""
         breakpoint = ("event", str(self.index.trace.events[row].get("type"))) in (

@@ -12,7 +12,14 @@ from textual.containers import Vertical, VerticalScroll
 
 from ...core.trace import Trace
 from ..cursor import Cursor
-from ..http import error_body_text, headers_text, http_line, is_error, response
+from ..http import (
+    error_body_text,
+    headers_text,
+    http_line,
+    is_error,
+    never_connected,
+    response,
+)
 from ..index import TraceIndex
 from ..previews import frame_preview
 from ..rows import FRAME_MARKS, frame_columns, frame_header, frame_row, size_label
@@ -33,13 +40,17 @@ def end_summary(trace: Trace) -> Text:
     end = trace.transport_end
     if end is None:
         text.append("no transport end recorded", "yellow")
+    elif end.reason != "cancelled" and never_connected(trace):
+        text.append("no connection", "bold red")
+        if end.time is not None:
+            text.append(f" after {end.time * 1000:.0f} ms", "dim")
     else:
         text.append(end.reason, "bold yellow" if end.reason != "eof" else "bold")
         if end.time is not None:
             text.append(f" at {end.time * 1000:.0f} ms", "dim")
-        if end.error:
-            text.append(" · ")
-            text.append_text(one_line(end.error, 200))
+    if end is not None and end.error:
+        text.append(" · ")
+        text.append_text(one_line(end.error, 200))
     tail = trace.tail
     if tail is not None and tail.unterminated:
         text.append(f" · {tail.pending_bytes} bytes never dispatched", "bold yellow")

@@ -36,6 +36,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..http import never_connected
 from ..index import LONG_GAP, TraceIndex
 
 __all__ = ["BLOCK", "STALL", "GapBuckets", "GapStrip", "block_peaks", "bucket_gaps"]
@@ -51,6 +52,8 @@ _STYLES: Final = {
     "normal": Style(color="green"),
 }
 _CURSOR: Final = Style(reverse=True)
+#: At most this many cells per column: a short capture still reads as a strip.
+MAX_SCALE: Final = 8
 #: Frames per precomputed peak (see the module docstring).
 BLOCK: Final = 64
 
@@ -128,6 +131,18 @@ def bucket_gaps(
         else:
             kinds.append("normal")
     return GapBuckets(starts, n, peaks, kinds)
+
+
+def _no_frames(index: TraceIndex) -> str:
+    """Why the strip is empty: not yet, no connection, or a response without a stream."""
+    trace = index.trace
+    if trace.transport_end is None:
+        return "no frames yet"
+    if never_connected(trace):
+        return "no frames: no connection was made"
+    if trace.bytes_received:
+        return "no frames: the response had no stream"
+    return "no frames: the stream ended before any"
 
 
 class GapStrip(Widget):
@@ -222,19 +237,27 @@ class GapStrip(Widget):
         if y == 0:
             return self._bars(buckets, width)
         if y == 1:
-            return Strip(list(self.labels(buckets, width).render(self.app.console)), width)
+            # Padded to the width, not merely said to be that wide: cells a strip does
+            # not cover are never written, so the previous screen's text stays there.
+            labels = self.labels(buckets, width).render(self.app.console)
+            return Strip(list(labels)).adjust_cell_length(width)
         return Strip.blank(width)
+
+    def scale(self, buckets: GapBuckets, width: int) -> int:
+        """Cells per column: a short capture's frames get several, up to :data:`MAX_SCALE`."""
+        return max(1, min(MAX_SCALE, width // max(1, len(buckets.starts))))
 
     def _bars(self, buckets: GapBuckets, width: int) -> Strip:
         top = self.index.max_gap
+        scale = self.scale(buckets, width)
         segments = []
         for c, (peak, kind) in enumerate(zip(buckets.peaks, buckets.kinds, strict=True)):
             level = 0 if top <= 0 else min(7, int(sqrt(peak / top) * 7.999))
             style = _STYLES[kind]
             if c == self.cursor_column:
                 style = style + _CURSOR
-            segments.append(Segment(_BARS[level], style))
-        used = len(buckets.peaks)
+            segments.append(Segment(_BARS[level] * scale, style))
+        used = len(buckets.peaks) * scale
         if used < width:
             segments.append(Segment(" " * (width - used)))
         return Strip(segments, width)
@@ -244,10 +267,7 @@ class GapStrip(Widget):
         index = self.index
         line = Text(no_wrap=True, overflow="crop", end="")
         if not buckets.starts:
-            ended = index.trace.transport_end is not None
-            line.append(
-                "no frames: the response had no stream" if ended else "no frames yet", "dim"
-            )
+            line.append(_no_frames(index), "dim")
             return line
         if not index.timed:
             line.append("no timing recorded: every gap is unknown", "dim")
@@ -266,8 +286,9 @@ class GapStrip(Widget):
                 style = "bold red" if index.max_gap >= STALL else "bold yellow"
                 marks.append((column, label, style))
         at = 0
+        scale = self.scale(buckets, width)
         for column, label, style in sorted(marks):
-            start = max(column, at + 1 if at else 0)
+            start = max(column * scale, at + 1 if at else 0)
             if start + len(label) > width:  # keep the label whole: shift it left
                 start = max(at + 1 if at else 0, width - len(label))
             line.append(" " * (start - at))
@@ -279,6 +300,7 @@ class GapStrip(Widget):
 
     def _pick(self, x: int) -> None:
         buckets = self.buckets()
+        x //= self.scale(buckets, self.size.width)
         if not 0 <= x < len(buckets.starts):
             return
         frames = buckets.frames_of(x)

@@ -139,6 +139,8 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
         self._reveal = target
         if target is not None:
             self.scroll_to_row(target)
+        if rows < old_rows or target is None:
+            self._scroll_up_to_fill(rows)
         if look != self._look or self.scroll_offset.y != old_top:
             self._look = look
             self.refresh()
@@ -153,6 +155,16 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
         for row in changed:
             if top <= row < bottom:
                 self.refresh_line(row)
+
+    def _scroll_up_to_fill(self, rows: int) -> None:
+        """Scroll back so no row stays hidden above blank ones (the list shrank).
+
+        Not while it grows: rows then fill the blank ones below as they come.
+        """
+        window = self.scrollable_content_region.height
+        fill = max(0, rows - window)
+        if window > 0 and self.scroll_offset.y > fill:
+            self.scroll_to(y=fill, animate=False, immediate=True)
 
     def _set_height(self, height: int) -> None:
         """Make the list ``height`` rows tall, re-laying out the screen only when needed.

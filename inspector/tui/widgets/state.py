@@ -43,14 +43,18 @@ def state_summary(index: TraceIndex, cursor: Cursor) -> Text:
     elif started <= LISTED_BLOCKS:
         for order in range(started):
             block = index.block_at_order(order)
-            state = block.state_at(k)
+            # Closed by the stream's end, not by its stop: still open when it broke off.
+            state = "aborted" if block.aborted_at(k) else block.state_at(k)
             if order:
                 text.append(" · ", "dim")
             text.append_text(one_line(block.id, 12))
             text.append(f" {state}", STATE_STYLES.get(state, ""))
     else:
         open_blocks = index.open_blocks_at(k)
-        text.append(f"{started - len(open_blocks)} closed", "green")
+        aborted = sum(index.block_at_order(order).aborted_at(k) for order in range(started))
+        text.append(f"{started - len(open_blocks) - aborted} closed", "green")
+        if aborted:
+            text.append(f" · {aborted} aborted", STATE_STYLES["aborted"])
         if open_blocks:
             names = ", ".join(index.blocks[i].id for i in open_blocks[:LISTED_BLOCKS])
             more = " …" if len(open_blocks) > LISTED_BLOCKS else ""

@@ -113,15 +113,20 @@ def _problems(index: TraceIndex) -> Text:
 
 
 def _where(index: TraceIndex, cursor: Cursor) -> Text:
+    """``frame 3 of 0–11 · event 5 of 12``: frames by their index (as the Frames pane
+    numbers them), events by their ``seq`` (which starts at 1)."""
     n = index.n_frames
-    if cursor.position < 0:
-        where = f"frame –/{n}"
+    frames = f"0–{n - 1}" if n > 1 else "0" if n else ""
+    if not n:
+        where = "end · no frames" if cursor.on_end_row else "no frames yet"
+    elif cursor.position < 0:
+        where = f"before frame 0 of {frames}"
     elif cursor.on_end_row:
-        where = f"end/{n}"
+        where = f"end · after frame {n - 1}"
     else:
-        where = f"frame {cursor.position}/{n}"
-    selected = 0 if cursor.event is None else cursor.event + 1
-    return Text(f"{where} · event {selected}/{index.n_events}", "bold", end="")
+        where = f"frame {cursor.position} of {frames}"
+    event = "—" if cursor.event is None else str(cursor.event + 1)
+    return Text(f"{where} · event {event} of {index.n_events}", "bold", end="")
 
 
 def _timings(index: TraceIndex) -> Text:
@@ -146,7 +151,8 @@ def _playing(player: Player, rate: float | None) -> Text | None:
     speed = f"{rate * player.speed:g} frames/s" if rate is not None else f"{player.speed:g}×"
     if player.playing:
         return Text(f"▶ {speed}", "bold green", end="")
-    if player.stopped_by == "breakpoint":
+    if player.stopped_here("breakpoint"):
+        # Only while the cursor stays on the frame it stopped at: once moved, it is past.
         return Text("● stopped at a breakpoint", "bold red", end="")
     if player.speed != 1.0 or rate is not None:
         return Text(f"⏸ {speed}", "dim", end="")
@@ -162,11 +168,13 @@ def status_segments(
     *,
     rate: float | None = None,
     search: str | None = None,
+    clock: str | None = None,
 ) -> list[Segment]:
     """Every segment of the status line as of the cursor, in display order.
 
     ``rate`` is the play rate of an untimed capture (frames a second at 1×),
-    ``search`` the search counter ("2 of 5") while a search is active.
+    ``search`` the search counter ("2 of 5") while a search is active,
+    ``clock`` the live clock's words (:class:`~inspector.tui.liveclock.LiveClock`).
     """
     trace = index.trace
     out: list[Segment] = []
@@ -177,12 +185,18 @@ def status_segments(
     add(Segment(100, _where(index, cursor)))
     if live is not None:
         words, style = _LIVE_WORDS[live]
+        if clock is not None and live in ("connecting", "waiting"):
+            words = f"{words} {clock}"
         add(Segment(95, Text(words, style, end="")))
+        if clock is not None and live in ("following", "live"):
+            add(Segment(96, Text(f"⚠ {clock}", "bold yellow", end="")))
     playing = _playing(player, rate)
     if playing is not None:
         add(Segment(90, playing))
     if cursor.breakpoints:
-        add(Segment(80, Text(f"● {len(cursor.breakpoints)} breakpoint(s)", "red", end="")))
+        count = len(cursor.breakpoints)
+        words = f"● {count} breakpoint{'s' if count != 1 else ''}"
+        add(Segment(80, Text(words, "red", end="")))
     if search is not None:
         add(Segment(85, Text(f"/ {search}", "bold yellow", end="")))
     add(Segment(70, _problems(index)))
@@ -194,7 +208,8 @@ def status_segments(
     if model:
         add(Segment(30, Text("· ", "dim", end="").append_text(one_line(model, 60))))
     where = one_line(_source_without_provider(source, trace.provider), 80, "italic")
-    add(Segment(20, Text("· ", "dim", end="").append_text(where)))
+    # Live, the file it records to outranks the model: it is where the stream will be.
+    add(Segment(40 if live is not None else 20, Text("· ", "dim", end="").append_text(where)))
     return out
 
 
