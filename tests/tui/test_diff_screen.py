@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.interop.diff import diff_streams
+from inspector.stream_diff import diff_streams
 from inspector.tui.screens.diff import DiffApp, DiffScreen
 from inspector.tui.screens.main import MainScreen
 

@@ -490,7 +490,7 @@ class FlowsScreen(Screen[None]):
         if any(c is None or f.live for c, f in zip(captures, flows, strict=True)):
             self.notify("Both exchanges must have ended and been recorded.", timeout=3)
             return
-        from ...interop.diff import DiffInputError, diff_streams
+        from ...stream_diff import DiffInputError, diff_streams
         from .diff import DiffScreen
 
         try:
