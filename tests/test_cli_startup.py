@@ -235,7 +235,7 @@ def forks_for(monkeypatch: pytest.MonkeyPatch, *paths: Path) -> bool:
         return map(function, items)
 
     monkeypatch.setattr(fanout, "in_order", spy)
-    jobs = ((path, None) for path in iter_stream_files(map(str, paths)))
+    jobs = ((path, None, True) for path in iter_stream_files(map(str, paths)))
     reports = list(check_command._reports(jobs, 2))
     assert reports
     return bool(used)
