@@ -23,6 +23,7 @@ from .sse import (
     FrameColumns,
     FrameDecoder,
     FrameRun,
+    SpanLog,
     columns,
 )
 from .summary import Summary
@@ -136,6 +137,7 @@ class Normalizer(Generic[R]):
         self.trace: R = recorder  # type: ignore[assignment]  # (the overloads pick R)
         self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
         self.machine = StreamMachine(self.trace, self.adapter.provider)
+        self._span_log: SpanLog = self.trace.span_log
         self.fast = fast
         self._decode: Callable[[bytes, float], Sequence[Decoded]] = (
             self.decoder.feed_runs if fast else self.decoder.feed
@@ -151,9 +153,16 @@ class Normalizer(Generic[R]):
         decoder = self.decoder
         self.trace.add_chunk(decoder.bytes_fed, time, data)
         items = self._decode(data, time)
-        if self._last is not None:
+        last = self._last
+        if last is not None and last.end != self._last_end:
             self._extend_last()
-        if items:
+        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
+            run = items[0]
+            run.record(self._span_log)
+            self._take(run)
+            self._last = run
+            self._last_end = run.end
+        elif items:
             self._process(items)
         if decoder.error is not None:
             self._after_decoder()
@@ -231,7 +240,7 @@ class Normalizer(Generic[R]):
             batches: list[FrameColumns] = items  # type: ignore[assignment]
         else:
             batches = columns(items)
-        frames = self.trace.span_log
+        frames = self._span_log
         for batch in batches:
             batch.record(frames)
             self._take(batch)
