@@ -1,4 +1,4 @@
-"""A bounded trace (``Normalizer(keep_history=False)``) says what the full trace says
+"""A summary (``Normalizer(keep_history=False)``) says what the full trace says
 about a stream — outcome, counts, violations, invariant problems — and stores the
 same amount whether the stream is short or ten times longer."""
 
@@ -18,18 +18,10 @@ from hypothesis import strategies as st
 
 from benchmarks.streams import GENERATORS, stream_of_size
 from inspector.capture import Recording, load_recording
-from inspector.core.bounded import (
-    KEPT_ENTRIES,
-    KEPT_EVENTS,
-    BoundedTrace,
-    KeptList,
-    NotKept,
-    RecentEvents,
-    SeenBlocks,
-)
 from inspector.core.invariants import IndexRanges, InvariantChecker, check_invariants
 from inspector.core.normalizer import Normalizer
-from inspector.core.trace import EventLog, Trace, TransportEnd
+from inspector.core.summary import KEPT_ENTRIES, KEPT_EVENTS, Summary
+from inspector.core.trace import EventLog, IntColumn, Trace, TransportEnd
 from inspector.library import expand_paths
 from inspector.session import guess_provider
 
@@ -76,9 +68,9 @@ def _normalize(
     chunks: list[tuple[float, bytes]],
     keep_history: bool,
     many: bool = False,
-) -> Trace:
+) -> Trace | Summary:
     """What ``trace_recording`` does, chunk by chunk as live mode feeds (an error
-    body is handed to ``fail_http``: a bounded trace keeps no bytes)."""
+    body is handed to ``fail_http``: a summary keeps no bytes)."""
     normalizer = Normalizer(provider, "st_test", keep_history=keep_history)
     status = rec.status
     if status is not None and status >= 400:
@@ -94,20 +86,26 @@ def _normalize(
     return normalizer.finish(rec.end or TransportEnd("eof"))
 
 
-def _summary(trace: Trace) -> dict[str, Any]:
-    """Everything a recorder reports of a trace."""
-    ignored = trace.ignored
+def _summary(trace: Trace | Summary) -> dict[str, Any]:
+    """Everything a recorder reports of a stream, from a trace or a summary."""
+    if isinstance(trace, Summary):
+        violations, ignored = trace.violations.items, trace.ignored.total
+        stream = trace.stream_transitions
+    else:
+        violations, ignored = list(trace.violations), len(trace.ignored)
+        stream = [t for t in trace.transitions if t.subject == "stream"]
     return {
         "outcome": trace.outcome,
         "terminal": trace.terminal_event,
-        "frames": len(trace.frames),
-        "events": len(trace.events),
+        "frames": trace.frame_count,
+        "events": trace.event_count,
         "bytes": trace.bytes_received,
-        "violations": list(trace.violations),
-        "ignored": ignored.total if isinstance(ignored, KeptList) else len(ignored),
-        "stream transitions": [t for t in trace.transitions if t.subject == "stream"],
+        "violations": violations,
+        "ignored": ignored,
+        "stream transitions": stream,
         "decoder error": trace.decoder_error,
         "transport end": trace.transport_end,
+        "type counts": dict(trace.type_counts()),
     }
 
 
@@ -120,11 +118,11 @@ def test_a_bounded_trace_reports_what_the_full_trace_reports(
     for how, chunks in _chunkings(rec, seed=len(name)):
         full = _normalize(rec, provider, chunks, keep_history=True)
         bounded = _normalize(rec, provider, chunks, keep_history=False)
-        assert isinstance(bounded, BoundedTrace)
+        assert isinstance(full, Trace) and isinstance(bounded, Summary)
         assert _summary(bounded) == _summary(full), how
         assert bounded.invariant_problems() == check_invariants(full.events), how
         assert bounded.checker.found == len(check_invariants(full.events)), how
-        assert list(bounded.events[-KEPT_EVENTS:]) == list(full.events[-KEPT_EVENTS:]), how
+        assert bounded.recent_events == list(full.events[-KEPT_EVENTS:]), how
         batched = _normalize(rec, provider, chunks, keep_history=False, many=True)
         assert _summary(batched) == _summary(full), how
 
@@ -141,7 +139,6 @@ def test_the_invariant_check_mid_stream_matches_the_full_pass() -> None:
             continue
         full = Normalizer(provider, "st_test")
         bounded = Normalizer(provider, "st_test", keep_history=False)
-        assert isinstance(bounded.trace, BoundedTrace)
         for time, data in rec.chunks:
             full.feed(data, time)
             bounded.feed(data, time)
@@ -181,17 +178,18 @@ def test_the_incremental_checker_gives_the_full_passes_problems(
     ops: list[tuple[str, Any]], ended: bool
 ) -> None:
     full = EventLog("st_a")
-    bounded = RecentEvents("st_a")
+    bounded = Summary("st_a")
     for op, arg in ops:
-        for log in (full, bounded):
-            if op == "event":
-                log.append(arg)
-            else:
-                index, count = arg
-                log.extend_deltas({"index": index}, "text", ["t"] * count)
+        if op == "event":
+            full.append(arg)
+            bounded.emit(arg, -1)
+        else:
+            index, count = arg
+            full.extend_deltas({"index": index}, "text", ["t"] * count)
+            bounded.emit_deltas({"index": index}, "text", ["t"] * count, -1, IntColumn())
     expected = check_invariants(full, ended)
     assert bounded.checker.finish(ended) == expected[:KEPT_ENTRIES]
-    assert len(bounded) == len(full)
+    assert bounded.event_count == len(full)
 
 
 def test_the_checker_keeps_the_first_problems_and_counts_them_all() -> None:
@@ -217,7 +215,7 @@ def test_the_checker_fed_piecewise_equals_one_pass() -> None:
     )
 
 
-# -- what a bounded trace stores does not grow with the stream -------------------
+# -- what a summary stores does not grow with the stream -------------------------
 
 
 def _held(value: object) -> int:
@@ -230,29 +228,37 @@ def _held(value: object) -> int:
     return 0
 
 
-def _stored(normalizer: Normalizer) -> dict[str, int]:
-    """Items held by every container attribute of the trace, its logs, the machine, the
-    decoder and the adapter (read generically: a new or renamed column counts too)."""
-    trace = normalizer.trace
-    assert isinstance(trace, BoundedTrace)
+def _attributes(part: object) -> dict[str, Any]:
+    if hasattr(part, "__dict__"):
+        return vars(part)
+    return {name: getattr(part, name) for name in getattr(part, "__slots__", ())}
+
+
+def _stored(normalizer: Normalizer[Summary]) -> dict[str, int]:
+    """Items held by every container attribute of the summary and its parts, the
+    machine, the decoder and the adapter (read generically: a new or renamed column
+    counts too)."""
+    summary = normalizer.trace
+    assert isinstance(summary, Summary)
     parts = {
-        "trace": trace, "chunks": trace.chunks, "frames": trace.frames, "events": trace.events,
-        "checker": trace.checker, "machine": normalizer.machine,
-        "blocks": normalizer.machine.blocks, "decoder": normalizer.decoder,
+        "summary": summary, "frames": summary.span_log, "checker": summary.checker,
+        "violations": summary.violations, "ignored": summary.ignored,
+        "problems": summary.problems, "machine": normalizer.machine,
+        "seen": normalizer.machine.seen, "decoder": normalizer.decoder,
         "adapter": normalizer.adapter,
     }  # fmt: skip
     held = {
         f"{name}.{attribute}": _held(value)
         for name, part in parts.items()
-        for attribute, value in vars(part).items()
+        for attribute, value in _attributes(part).items()
         if attribute != "header"  # the capture's header: fixed
     }
-    held["open block text"] = sum(_held(b.parts) for b in normalizer.machine.open_blocks.values())
-    assert trace.chunks.stored_bytes == 0
+    open_blocks = normalizer.machine.open_blocks.values()
+    held["open block text"] = sum(_held(b.parts) + _held(b.events) for b in open_blocks)
     return held
 
 
-def _fed(provider: str, body: bytes, chunk: int) -> Normalizer:
+def _fed(provider: str, body: bytes, chunk: int) -> Normalizer[Summary]:
     normalizer = Normalizer(provider, "st_test", keep_history=False)
     for at in range(0, len(body), chunk):
         normalizer.feed(body[at : at + chunk], at / 1e6)
@@ -264,8 +270,8 @@ def _fed(provider: str, body: bytes, chunk: int) -> Normalizer:
 def test_a_bounded_trace_stores_as_much_for_10n_frames_as_for_n(provider: str) -> None:
     short = _fed(provider, GENERATORS[provider](500), 97)
     long = _fed(provider, GENERATORS[provider](5000), 97)
-    assert len(long.trace.frames) > 9 * len(short.trace.frames)
-    assert len(long.trace.events) > 9 * len(short.trace.events)
+    assert long.trace.frame_count > 9 * short.trace.frame_count
+    assert long.trace.event_count > 9 * short.trace.event_count
     assert short.trace.outcome == long.trace.outcome
     assert _stored(long) == _stored(short)
 
@@ -298,24 +304,25 @@ def test_many_blocks_and_frames_after_the_end_store_no_more() -> None:
     assert {k: v for k, v in _stored(long).items() if k != "adapter.modes"} == {
         k: v for k, v in _stored(short).items() if k != "adapter.modes"
     }
-    assert long.trace.ignored.total == 2000  # type: ignore[attr-defined]
-    assert len(long.trace.ignored) == KEPT_ENTRIES
+    assert long.trace.ignored.total == 2000
+    assert len(long.trace.ignored.items) == KEPT_ENTRIES
     full = Normalizer("anthropic", "st_test")
     full.feed(_anthropic_blocks(2000, after_end=2000))
     full.finish()
     assert _summary(long.trace) == _summary(full.trace)
 
 
-def test_history_a_bounded_trace_does_not_keep_is_refused_clearly() -> None:
-    normalizer = _fed("openai-chat", GENERATORS["openai-chat"](50), 100)
-    trace = normalizer.trace
-    with pytest.raises(NotKept, match="keeps only the last"):
-        trace.events[0]
-    with pytest.raises(NotKept, match="capture file"):
-        trace.chunks.span(0, 10)
-    with pytest.raises(NotKept):
-        check_invariants(trace.events)
-    assert trace.events[-1]["type"] == "stream.done"
+def test_a_summary_is_no_trace_it_keeps_the_last_events_and_no_bytes() -> None:
+    summary = _fed("openai-chat", GENERATORS["openai-chat"](50), 100).trace
+    assert not isinstance(summary, Trace)
+    for history in ("events", "frames", "chunks", "event_frame", "block_events"):
+        assert not hasattr(summary, history)  # nothing to misread as a whole history
+    recent = summary.recent_events
+    assert len(recent) == KEPT_EVENTS and recent[-1] == summary.terminal_event
+    assert [event["seq"] for event in recent] == list(
+        range(summary.event_count - KEPT_EVENTS + 1, summary.event_count + 1)
+    )
+    assert summary.error_body() == b""
 
 
 def test_block_indices_seen_are_kept_as_ranges() -> None:
@@ -326,9 +333,6 @@ def test_block_indices_seen_are_kept_as_ranges() -> None:
     assert 3 in seen and 9 not in seen and -1 not in seen and "1" not in seen
     assert 2.0 in seen and 2.5 not in seen  # as in a set of ints
     assert len(seen) == 8
-    blocks = SeenBlocks()
-    blocks[7] = None  # type: ignore[assignment]
-    assert 7 in blocks and 6 not in blocks and not dict.__len__(blocks)
 
 
 @pytest.mark.parametrize("provider", sorted(GENERATORS))
@@ -341,5 +345,5 @@ def test_a_file_read_whole_gives_the_same_bounded_summary(provider: str) -> None
         traces.append(normalizer.finish())
     full, bounded = traces
     assert _summary(bounded) == _summary(full)
-    assert isinstance(bounded, BoundedTrace)
+    assert isinstance(full, Trace) and isinstance(bounded, Summary)
     assert bounded.invariant_problems() == check_invariants(full.events) == []

@@ -1,4 +1,4 @@
-"""A proxied exchange records a bounded trace (counts, not history) while it
+"""A proxied exchange records a summary (counts, not history) while it
 streams, so an open exchange costs the same memory however long its stream;
 what the flow reports is what a flow keeping history reports, and a view that
 follows it gets the whole trace, rebuilt from the capture written so far."""
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from inspector.capture import Recording, load_recording
-from inspector.core.bounded import BoundedTrace
+from inspector.core.summary import Summary
 from inspector.core.trace import Trace, TransportEnd
 from inspector.library import expand_paths
 from inspector.proxy import FlowRequest
@@ -75,11 +75,12 @@ async def test_a_flow_without_history_reports_what_a_flow_with_history_reports(
     for flow in (bounded, full):
         _respond(flow, rec)
         _stream(flow, rec)
-    assert isinstance(bounded.trace, BoundedTrace)
-    assert not isinstance(full.trace, BoundedTrace)
+    assert isinstance(bounded.trace, Summary)
+    assert not isinstance(full.trace, Summary)
     assert full.trace is not None
     assert bounded.trace.outcome == full.trace.outcome
-    assert len(bounded.trace.events) == len(full.trace.events)
+    assert isinstance(full.trace, Trace)
+    assert bounded.trace.event_count == full.trace.event_count
     events = full.trace.events
     first = next((i for i in range(len(events)) if events.type_of(i) == "block.delta"), None)
     # When the frame that carried the first delta arrived (what first_content says).
@@ -106,7 +107,7 @@ async def test_following_a_flow_midway_gives_the_whole_trace_from_its_start(
         _respond(flow, rec)
         _stream(flow, rec, half)
     trace = followed.follow()
-    assert isinstance(trace, Trace) and not isinstance(trace, BoundedTrace)
+    assert isinstance(trace, Trace) and not isinstance(trace, Summary)
     assert followed.follow() is trace  # rebuilt once; the flow keeps history from then on
     for flow in (followed, full):
         for time, data in rec.chunks[half:]:
@@ -146,9 +147,9 @@ async def test_an_open_exchange_stores_as_much_for_a_long_stream_as_for_a_short_
         for i, piece in enumerate(chunked(stream_of_size("openai-chat", size), 4096)):
             flow.chunk(i * 0.001, piece)
         trace = flow.trace
-        assert isinstance(trace, BoundedTrace)
+        assert isinstance(trace, Summary)
         sizes.append(
-            (trace.chunks.stored_bytes, len(trace.events._recent), len(trace.transitions))  # type: ignore[attr-defined]
+            (len(trace.recent_events), len(trace.stream_transitions), len(trace.ignored.items))
         )
         flow.finish(TransportEnd("eof"))
         await asyncio.sleep(0)

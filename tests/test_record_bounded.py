@@ -1,4 +1,4 @@
-"""Headless ``record`` keeps no history (a bounded trace), and reports exactly what
+"""Headless ``record`` keeps no history (a summary), and reports exactly what
 the retaining trace reports: the same summary line, exit code, problem line and
 capture file, for every capture in ``captures/`` replayed by the server and for
 a stream ending each way (done, error, HTTP error, reset, transport timeout,
@@ -16,7 +16,8 @@ import pytest
 
 from inspector.capture import load_recording
 from inspector.core.adapters import ADAPTERS
-from inspector.core.bounded import BoundedTrace
+from inspector.core.summary import Summary
+from inspector.core.trace import Trace
 from inspector.library import expand_paths
 from inspector.live import LiveFeed, build_request
 from inspector.live.headless import exit_code, problem_line, summary_line
@@ -92,8 +93,8 @@ def _report(feed: LiveFeed) -> dict[str, Any]:
 async def _both(tmp_path: Path, url: str, provider: str, model: str, **options: Any) -> Any:
     full = await _record(url, provider, model, tmp_path / "full.jsonl", True, **dict(options))
     bounded = await _record(url, provider, model, tmp_path / "bounded.jsonl", False, **options)
-    assert isinstance(bounded.trace, BoundedTrace)
-    assert not isinstance(full.trace, BoundedTrace)
+    assert isinstance(bounded.trace, Summary)
+    assert not isinstance(full.trace, Summary)
     return full, bounded
 
 
@@ -147,6 +148,7 @@ async def test_first_content_is_when_the_frame_with_the_first_delta_arrived(
             fault="chunk=3",
         )  # fmt: skip
     trace = feed.trace
+    assert isinstance(trace, Trace)
     first = next(i for i in range(len(trace.events)) if trace.events.type_of(i) == "block.delta")
     frame_time = trace.frames.time_of(trace.event_frame[first])
     assert feed.exchange["timings"]["first_content"] == round(frame_time, 6)
@@ -160,8 +162,8 @@ def test_the_record_command_builds_a_feed_without_history(tmp_path: Path) -> Non
          "--base-url", "http://127.0.0.1:9",
          "-o", str(tmp_path / "c.jsonl")]
     )  # fmt: skip
-    assert isinstance(feed_from_args(args, {}, keep_history=False).trace, BoundedTrace)
-    assert not isinstance(feed_from_args(args, {}).trace, BoundedTrace)
+    assert isinstance(feed_from_args(args, {}, keep_history=False).trace, Summary)
+    assert not isinstance(feed_from_args(args, {}).trace, Summary)
 
 
 def test_the_memory_benchmark_measures_record_and_the_proxy() -> None:

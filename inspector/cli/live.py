@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..live.options import UsageError, add_live_arguments, feed_from_args
 from ..terminal import escape_controls
 from .common import EXIT_USAGE, error
+
+if TYPE_CHECKING:
+    from ..feed import Feed
 
 
 def register(sub: Any) -> None:
@@ -42,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ..tui import run_app  # Textual loads only when the TUI is used
 
     try:
-        run_app(feed)
+        run_app(cast("Feed", feed))  # (a feed with history: its trace is a Trace)
     finally:
         # Quitting mid-stream cancels the feed; make sure the capture says so.
         feed.settle_cancelled()

@@ -13,8 +13,8 @@ was as costly as decoding the stream).
 
 The rules live in one place, :meth:`InvariantChecker.rows`, which carries its
 state from one call to the next: :func:`check_invariants` feeds it a whole
-trace at once, and a bounded trace (:mod:`inspector.core.bounded`) feeds it
-each event as it is emitted, keeping no event history.
+trace at once, and a :class:`~inspector.core.summary.Summary` feeds it
+each event as it is recorded, keeping no event history.
 """
 
 from __future__ import annotations

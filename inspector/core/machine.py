@@ -21,7 +21,7 @@ missing key in the table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -39,7 +39,9 @@ from .actions import (
     Start,
 )
 from .errors import error_object
-from .trace import Ignored, IntColumn, Trace, Transition, TransportEnd, Violation
+from .invariants import IndexRanges
+from .recorder import Recorder
+from .trace import Ignored, IntColumn, Transition, TransportEnd, Violation
 
 __all__ = [
     "BLOCK_TRANSITIONS",
@@ -129,8 +131,12 @@ class BlockBuffer:
     signature: list[str] = field(default_factory=list)
     citations: list[Any] = field(default_factory=list)
     ref: dict[str, Any] = field(default_factory=dict)
-    #: Indices of this block's events: the same column as ``trace.block_events[index]``.
+    #: Indices of this block's events: the same column as ``trace.block_events[index]``
+    #: (a recorder that keeps no history leaves it empty).
     events: IntColumn = field(default_factory=IntColumn)
+    #: Whether the content is kept: always with history; without, only a tool call's
+    #: arguments, which the contract parses at its ``block.stop``.
+    keeps: bool = True
 
     @property
     def id(self) -> str:
@@ -158,20 +164,27 @@ def parse_arguments(raw: str) -> tuple[Any, str | None]:
 
 
 class StreamMachine:
-    """Applies adapter actions to one stream, writing events into a trace."""
+    """Applies adapter actions to one stream, writing events to a recorder.
 
-    def __init__(self, trace: Trace, provider: str) -> None:
-        self.trace = trace
+    The recorder (a :class:`~inspector.core.trace.Trace`, or a
+    :class:`~inspector.core.summary.Summary`) is given when the machine is
+    built; without history the machine keeps no block content but a tool
+    call's arguments, and which block indices were seen as ranges, so its own
+    memory is bounded too.
+    """
+
+    def __init__(self, recorder: Recorder, provider: str) -> None:
+        self.trace = recorder
         self.provider = provider
         self.state = "idle"
+        self.history = recorder.keeps_history
+        #: Every block by index (with history; without, only :attr:`seen` says which).
         self.blocks: dict[int, BlockBuffer] = {}
+        self.seen = IndexRanges()
         self.open_blocks: dict[int, BlockBuffer] = {}
         self.frame = -1
         #: Tool calls whose input is free text (v1.1 ``input_format: "text"``): never parsed.
         self.text_inputs: set[int] = set()
-        #: Makes each block's buffer (``BlockBuffer``'s arguments); a bounded trace's
-        #: keeps no content (see :func:`inspector.core.bounded.bound_machine`).
-        self.new_block: Callable[..., BlockBuffer] = BlockBuffer
 
     @property
     def terminal(self) -> bool:
@@ -216,18 +229,13 @@ class StreamMachine:
         block = self.open_blocks.get(index)
         if block is None or kind not in _RUN_KINDS or self.state in TERMINAL_STATES:
             return None
-        count = len(texts)
         self.frame = frame
         if self.state == "open":
             self._stream("content")
-        (block.signature if kind == "signature" else block.parts).extend(texts)
-        trace = self.trace
-        first = trace.events.extend_deltas(block.ref, kind, texts)
-        # (an array extends another of its type with one copy)
-        events = trace.indices(first, count)
-        block.events.extend(events)
-        trace.event_frame.extend(trace.indices(frame, count))
-        self.frame = frame + count - 1
+        if block.keeps:
+            (block.signature if kind == "signature" else block.parts).extend(texts)
+        events = self.trace.emit_deltas(block.ref, kind, texts, frame, block.events)
+        self.frame = frame + len(texts) - 1
         return events
 
     def interrupt(self, end: TransportEnd, detail: str | None = None) -> None:
@@ -268,17 +276,20 @@ class StreamMachine:
 
     def _open(self, action: OpenBlock) -> None:
         self._ensure_started()
-        if action.index in self.blocks:
+        if action.index in self.seen:
             self._reject(2, f"block {action.index} was opened a second time")
             return
         if action.kind not in BLOCK_KINDS:
             self._reject(2, f"unknown block kind {action.kind!r}")
             return
-        block = self.new_block(
-            action.index, action.kind, action.provider_type, action.name, action.call_id
-        )
+        block = BlockBuffer(
+            action.index, action.kind, action.provider_type, action.name, action.call_id,
+            keeps=self.history or action.kind == "tool_call",
+        )  # fmt: skip
         block.ref = {"id": block.id, "index": block.index, "kind": block.kind}
-        self.blocks[block.index] = block
+        self.seen.add(block.index)
+        if self.history:
+            self.blocks[block.index] = block
         self.open_blocks[block.index] = block
         self._content()
         event: Event = {"block": block.ref}
@@ -311,19 +322,17 @@ class StreamMachine:
             self._stream("content")
         text = action.text
         if kind == "citation":
-            block.citations.append(action.citation)
+            if block.keeps:
+                block.citations.append(action.citation)
             delta = {"kind": kind, "text": text, "citation": action.citation}
             self._emit("block.delta", {"block": block.ref, "delta": delta})
-            block.events.append(len(self.trace.event_frame) - 1)
+            if self.history:
+                block.events.append(self.trace.event_count - 1)
             return
-        if kind == "signature":
-            block.signature.append(text)
-        else:
-            block.parts.append(text)
-        trace = self.trace
+        if block.keeps:
+            (block.signature if kind == "signature" else block.parts).append(text)
         # Stored compactly: the event keeps the very str the block buffer holds.
-        block.events.append(trace.events.append_delta(block.ref, kind, text))
-        trace.event_frame.append(self.frame)
+        self.trace.emit_delta(block.ref, kind, text, self.frame, block.events)
 
     def _close(self, action: CloseBlock) -> None:
         self._ensure_started()
@@ -386,7 +395,7 @@ class StreamMachine:
         self._emit("stream.heartbeat", {"source": action.source})
 
     def _ignore(self, action: Ignore) -> None:
-        self.trace.ignored.append(Ignored(self.frame, action.reason, action.code))
+        self.trace.add_ignored(Ignored(self.frame, action.reason, action.code))
         if self.state == "idle":
             return
         warning: Event = {"code": action.code, "message": action.reason}
@@ -397,21 +406,20 @@ class StreamMachine:
     # -- helpers -----------------------------------------------------------
 
     def _after_terminal(self, frame: int) -> None:
-        ignored = Ignored(frame, "arrived after the terminal event", "after_terminal")
-        self.trace.ignored.append(ignored)
+        self.trace.add_ignored(Ignored(frame, "arrived after the terminal event", "after_terminal"))
 
     def _ensure_started(self) -> None:
         if self.state == "idle":
             self._start(Start(None))
 
     def _not_open(self, index: int, what: str) -> str:
-        if index in self.blocks:
+        if index in self.seen:
             return f"{what} arrived for b_{index}, which is already closed"
         return f"{what} arrived for b_{index}, which was never opened"
 
     def _reject(self, rule: int, message: str, provider_code: Any = None) -> None:
-        self.trace.violations.append(
-            Violation(rule, message, self.frame, len(self.trace.events), "provider")
+        self.trace.add_violation(
+            Violation(rule, message, self.frame, self.trace.event_count, "provider")
         )
         self._fail(Fail("protocol_error", provider_code, message))
 
@@ -428,30 +436,28 @@ class StreamMachine:
 
     def _emit(self, type_: str, fields: Event) -> None:
         trace = self.trace
-        event: Event = {"stream_id": trace.stream_id, "seq": len(trace.events) + 1, "type": type_}
+        event: Event = {"stream_id": trace.stream_id, "seq": trace.event_count + 1, "type": type_}
         event.update(fields)
-        trace.events.append(event)
-        trace.event_frame.append(self.frame)
+        trace.emit(event, self.frame)
 
     def _stream(self, trigger: str) -> None:
         after = next_state(STREAM_TRANSITIONS, "stream", self.state, trigger)
         if after != self.state:
-            self.trace.transitions.append(
-                Transition("stream", self.state, after, len(self.trace.events), self.frame)
+            self.trace.add_transition(
+                Transition("stream", self.state, after, self.trace.event_count, self.frame)
             )
             self.state = after
 
     def _block(self, block: BlockBuffer, trigger: str) -> None:
         after = next_state(BLOCK_TRANSITIONS, block.id, block.state, trigger)
         # The event that caused it was just emitted (none for an abort).
-        caused_by = len(self.trace.events) - 1
-        self.trace.transitions.append(
-            Transition(block.id, block.state, after, caused_by, self.frame)
-        )
+        caused_by = self.trace.event_count - 1
+        self.trace.add_transition(Transition(block.id, block.state, after, caused_by, self.frame))
         if trigger == "start":
-            block.events.append(caused_by)
-            self.trace.block_events[block.index] = block.events
-        elif trigger == "stop":
+            if self.history:
+                block.events.append(caused_by)
+            self.trace.block_opened(block.index, block.events)
+        elif trigger == "stop" and self.history:
             block.events.append(caused_by)
         block.state = after
 

@@ -9,7 +9,7 @@ then :meth:`Normalizer.finish` with how the transport ended.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar, overload
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
@@ -24,8 +24,10 @@ from .sse import (
     FrameColumns,
     FrameDecoder,
     FrameRun,
+    SpanLog,
     columns,
 )
+from .summary import Summary
 from .trace import Trace, TransportEnd
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
@@ -37,6 +39,10 @@ _BATCH_FRAMES = 1024
 _PART = 256 * 1024
 
 
+#: What a normalizer records into: a :class:`Trace` (history), or a :class:`Summary`.
+R = TypeVar("R", Trace, Summary)
+
+
 def stream_id_for(*parts: bytes) -> str:
     """A deterministic ``st_…`` id derived from a capture's content."""
     digest = blake2b(digest_size=8)
@@ -45,8 +51,13 @@ def stream_id_for(*parts: bytes) -> str:
     return "st_" + digest.hexdigest()
 
 
-class Normalizer:
-    """Feeds chunks through decoder → adapter → machine into a trace.
+class Normalizer(Generic[R]):
+    """Feeds chunks through decoder → adapter → machine into a recorder.
+
+    The recorder, :attr:`trace`, is a :class:`~inspector.core.trace.Trace`
+    (everything, for views) or, with ``keep_history=False``, a
+    :class:`~inspector.core.summary.Summary` (counts and the last events,
+    memory bounded whatever the stream's length); the machine is built on it.
 
     Reference mode
     --------------
@@ -61,6 +72,48 @@ class Normalizer:
     shortcut from one in the rules.
     """
 
+    @overload
+    def __init__(
+        self: Normalizer[Trace],
+        provider: str | Adapter,
+        stream_id: str,
+        *,
+        source: str | None = None,
+        header: Mapping[str, Any] | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        keep_history: Literal[True] = True,
+        fast: bool = True,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Normalizer[Summary],
+        provider: str | Adapter,
+        stream_id: str,
+        *,
+        source: str | None = None,
+        header: Mapping[str, Any] | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        keep_history: Literal[False],
+        fast: bool = True,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Normalizer[Any],
+        provider: str | Adapter,
+        stream_id: str,
+        *,
+        source: str | None = None,
+        header: Mapping[str, Any] | None = None,
+        max_line: int = DEFAULT_MAX_LINE,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        keep_history: bool,
+        fast: bool = True,
+    ) -> None: ...
+
     def __init__(
         self,
         provider: str | Adapter,
@@ -73,26 +126,21 @@ class Normalizer:
         keep_history: bool = True,
         fast: bool = True,
     ) -> None:
-        """``keep_history=False`` builds a :class:`~inspector.core.bounded.BoundedTrace`:
-        counts and the last events, memory bounded whatever the stream's length.
+        """``keep_history=False`` records a :class:`~inspector.core.summary.Summary`.
         ``fast=False``: the reference mode (see the class docstring)."""
         self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
         if header is not None:
             self.adapter.origin(header)
-        if not keep_history:
-            # Only live feeds keep no history: the commands that read files do not
-            # import this (~3 ms of their start-up).
-            from .bounded import BoundedTrace, bound_machine
-        self.trace = (Trace if keep_history else BoundedTrace)(
+        recorder = (Trace if keep_history else Summary)(
             stream_id=stream_id,
             provider=self.adapter.provider,
             source=source,
             header=dict(header) if header is not None else None,
         )
+        self.trace: R = recorder  # type: ignore[assignment]  # (the overloads pick R)
         self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
         self.machine = StreamMachine(self.trace, self.adapter.provider)
-        if not keep_history:
-            bound_machine(self.machine)
+        self._span_log: SpanLog = self.trace.span_log
         self.fast = fast
         self._decode: Callable[[bytes, float], Sequence[Decoded]] = (
             self.decoder.feed_runs if fast else self.decoder.feed
@@ -106,11 +154,18 @@ class Normalizer:
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
         decoder = self.decoder
-        self.trace.chunks.add(decoder.bytes_fed, time, data)
+        self.trace.add_chunk(decoder.bytes_fed, time, data)
         items = self._decode(data, time)
-        if self._last is not None:
+        last = self._last
+        if last is not None and last.end != self._last_end:
             self._extend_last()
-        if items:
+        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
+            run = items[0]
+            run.record(self._span_log)
+            self._take(run)
+            self._last = run
+            self._last_end = run.end
+        elif items:
             self._process(items)
         if decoder.error is not None:
             self._after_decoder()
@@ -133,7 +188,7 @@ class Normalizer:
             return
         decoder = self.decoder
         decode = decoder.feed_runs
-        add_chunks = self.trace.chunks.add_many
+        add_chunks = self.trace.add_chunks
         pending: list[Decoded] = []
         held = 0  # frames in pending
         # The chunks decoded since the last batch, recorded with it (one pass a column).
@@ -172,14 +227,14 @@ class Normalizer:
             self._process(pending)
         self._after_decoder()
         for time, data in chunks:  # the rest after a decoder error: kept, never decoded
-            self.trace.chunks.add(decoder.bytes_fed, time, data)
+            self.trace.add_chunk(decoder.bytes_fed, time, data)
             decoder.feed_runs(data, time)
 
     def _extend_last(self) -> None:
         last = self._last
         if last is not None and last.end != self._last_end:
             # The LF of a CRLF split across chunks joined the previous frame's span.
-            self.trace.frames.set_end(last.first_index + len(last) - 1, last.end)
+            self.trace.set_frame_end(last.first_index + len(last) - 1, last.end)
             self._last_end = last.end
 
     def _process(self, items: Sequence[Decoded]) -> None:
@@ -188,7 +243,7 @@ class Normalizer:
             batches: list[FrameColumns] = items  # type: ignore[assignment]
         else:
             batches = columns(items)
-        frames = self.trace.frames
+        frames = self._span_log
         for batch in batches:
             batch.record(frames)
             self._take(batch)
@@ -206,16 +261,14 @@ class Normalizer:
         adapter = self.adapter
         apply = machine.apply
         take_frame = machine.take_frame
-        starts = self.trace.frame_event_start
-        # One entry per event, and an array: its len() is cheaper than the event log's.
-        event_frame = self.trace.event_frame
+        started = self.trace.frame_started
         feed_run = adapter.feed_run if self.fast else None
         events, payloads, first = batch.events, batch.payloads, batch.first_index
         i, count = 0, len(batch)
         while i < count:
             index = first + i
             if not take_frame(index):  # after the terminal event
-                starts.append(len(event_frame))
+                started()
                 i += 1
                 continue
             if feed_run is not None:
@@ -223,12 +276,12 @@ class Normalizer:
                 if texts:
                     applied = machine.apply_deltas(block, kind, texts, index)
                     if applied is not None:
-                        starts.extend(applied)  # each frame's one event
+                        self.trace.frames_started(applied)  # each frame's one event
                     else:
                         self._one_by_one(block, kind, texts, index)
                     i += len(texts)
                     continue
-            starts.append(len(event_frame))
+            started()
             frame = batch[i]
             if frame.comment is not None:
                 apply(Heartbeat("comment"), index)
@@ -241,10 +294,8 @@ class Normalizer:
         # The machine would not take the run whole (say, its block is not open): the
         # deltas go one at a time, as the reference path applies them, for the same refusal.
         machine = self.machine
-        starts = self.trace.frame_event_start
-        event_frame = self.trace.event_frame
         for offset, text in enumerate(texts):
-            starts.append(len(event_frame))
+            self.trace.frame_started()
             if machine.take_frame(index + offset):
                 machine.apply(Delta(block, kind, text), index + offset)
 
@@ -253,7 +304,7 @@ class Normalizer:
             self.trace.decoder_error = str(self.decoder.error)
             self.machine.fail("protocol_error", self.trace.decoder_error)
 
-    def finish(self, end: TransportEnd | None = None) -> Trace:
+    def finish(self, end: TransportEnd | None = None) -> R:
         """The transport ended: close the decoder and settle the terminal state."""
         if self.finished:
             return self.trace
@@ -284,25 +335,23 @@ class Normalizer:
         if not unterminated:
             for action in self.adapter.at_eof():
                 self.machine.apply(action)
-        if not self.machine.terminal and not self.trace.frames:
-            chunks = self.trace.chunks
-            fail = bare_error(chunks.span(0, chunks.bytes_received))
+        if not self.machine.terminal and not self.trace.frame_count:
+            fail = bare_error(self.trace.error_body())
             if fail is not None:
                 self.machine.fail(fail.category, fail.message, fail.provider_code)
 
     def receive_error_body(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk of an HTTP error response: kept, never decoded as SSE."""
-        chunks = self.trace.chunks
-        chunks.add(chunks.bytes_received, time, data)
+        self.trace.add_chunk(self.trace.bytes_received, time, data)
 
-    def fail_http(self, status: int, body: bytes | None = None) -> Trace:
+    def fail_http(self, status: int, body: bytes | None = None) -> R:
         """The response was an HTTP error before any stream: end ``failed``.
 
-        ``body`` defaults to the chunks given to :meth:`receive_error_body`.
+        ``body`` defaults to the chunks given to :meth:`receive_error_body`
+        (a summary keeps none: pass it).
         """
         if body is None:
-            chunks = self.trace.chunks
-            body = chunks.span(0, chunks.bytes_received)
+            body = self.trace.error_body()
         fail = self.adapter.http_error(status, body)
         self.machine.fail(fail.category, fail.message, fail.provider_code)
         self.finished = True

@@ -11,8 +11,8 @@ Events produced by one frame are contiguous, so ``frame_event_start[i]`` is
 enough to map a frame to its events and, with a bisect, an event to its
 frame. Only the normalizer appends; views read. Nothing is ever removed:
 frames after the terminal event stay, marked as ignored. (A feed no view
-shows keeps a :class:`~inspector.core.bounded.BoundedTrace` instead: counts
-and the last events, not history.)
+shows keeps a :class:`~inspector.core.summary.Summary` instead: counts and
+the last events, not history; both are recorders, :mod:`inspector.core.recorder`.)
 
 Storage
 -------
@@ -624,11 +624,93 @@ class Trace:
     transport_end: TransportEnd | None = None
     decoder_error: str | None = None
     problems: list[str] = field(default_factory=list)
+    # What type_counts() has counted so far (it reads each event once).
+    _counted: int = field(default=0, init=False, repr=False, compare=False)
+    _counts: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.chunks = ChunkLog()
         self.frames = FrameLog(self.chunks)
         self.events = EventLog(self.stream_id)
+
+    # -- recording (the Recorder protocol: only the normalizer and the machine write) --
+
+    @property
+    def keeps_history(self) -> bool:
+        """A trace keeps everything (a :class:`~inspector.core.summary.Summary` does not)."""
+        return True
+
+    @property
+    def span_log(self) -> FrameLog:
+        """The frame log: decoded frames are recorded into it."""
+        return self.frames
+
+    def add_chunk(self, offset: int, time: float, data: bytes) -> None:
+        """One chunk as received."""
+        self.chunks.add(offset, time, data)
+
+    def add_chunks(self, offsets: list[int], times: list[float], datas: list[bytes]) -> None:
+        """Chunks in order (one pass a column)."""
+        self.chunks.add_many(offsets, times, datas)
+
+    def set_frame_end(self, index: int, end: int) -> None:
+        """The decoder extended a frame's span."""
+        self.frames.set_end(index, end)
+
+    def frame_started(self) -> None:
+        """The next frame's events begin at the next event."""
+        self.frame_event_start.append(len(self.event_frame))
+
+    def frames_started(self, events: Sequence[int]) -> None:
+        """Frames of one event each: theirs."""
+        self.frame_event_start.extend(events)
+
+    @property
+    def event_count(self) -> int:
+        """Events recorded (one entry each in the int column :attr:`event_frame`)."""
+        return len(self.event_frame)
+
+    def emit(self, event: Event, frame: int) -> None:
+        """Record one complete event, caused by frame ``frame``."""
+        self.events.append(event)
+        self.event_frame.append(frame)
+
+    def emit_delta(
+        self, block: dict[str, Any], kind: str, text: str, frame: int, links: IntColumn
+    ) -> None:
+        """Record a plain ``block.delta`` compactly, linked to its frame and block."""
+        links.append(self.events.append_delta(block, kind, text))
+        self.event_frame.append(frame)
+
+    def emit_deltas(
+        self, block: dict[str, Any], kind: str, texts: list[str], frame: int, links: IntColumn
+    ) -> Sequence[int]:
+        """Record a run of plain deltas in bulk (an array extends another with one copy)."""
+        count = len(texts)
+        events = counting(self.events.extend_deltas(block, kind, texts), count)
+        links.extend(events)
+        self.event_frame.extend(counting(frame, count))
+        return events
+
+    def block_opened(self, index: int, links: IntColumn) -> None:
+        """Block ``index``'s events are those in ``links``."""
+        self.block_events[index] = links
+
+    def add_transition(self, transition: Transition) -> None:
+        """Record a state change."""
+        self.transitions.append(transition)
+
+    def add_violation(self, violation: Violation) -> None:
+        """Record a refused action's rule."""
+        self.violations.append(violation)
+
+    def add_ignored(self, ignored: Ignored) -> None:
+        """Record a skipped frame or a warning."""
+        self.ignored.append(ignored)
+
+    def error_body(self) -> bytes:
+        """Every byte received."""
+        return self.chunks.span(0, self.chunks.bytes_received)
 
     # -- reading -----------------------------------------------------------
 
@@ -669,13 +751,20 @@ class Trace:
         """Total bytes in all chunks."""
         return self.chunks.bytes_received
 
-    def indices(self, start: int, count: int) -> Sequence[int]:
-        """The ints ``start … start + count - 1``, for the index columns of a run.
+    @property
+    def frame_count(self) -> int:
+        """Frames decoded."""
+        return len(self.frames)
 
-        An int64 array (a slice of :func:`counting`'s shared column): the
-        columns of a trace that keeps its history extend by it in one copy.
-        """
-        return counting(start, count)
+    def type_counts(self) -> Mapping[str, int]:
+        """Events by type; each event is looked at once, however often this is asked."""
+        counts = self._counts
+        type_of = self.events.type_of
+        for index in range(self._counted, len(self.events)):
+            kind = type_of(index)
+            counts[kind] = counts.get(kind, 0) + 1
+        self._counted = len(self.events)
+        return counts
 
     def events_of_frame(self, frame: int) -> range:
         """Indices into :attr:`events` produced by frame ``frame``."""

@@ -26,7 +26,7 @@ Text received so far stays in the trace and the capture as a draft.
 
 A view shows the whole trace; a feed nobody shows (headless ``record``) is
 made with ``keep_history=False``: its trace is a
-:class:`~inspector.core.bounded.BoundedTrace`, which keeps counts and the last
+:class:`~inspector.core.summary.Summary`, which keeps counts and the last
 events, so memory does not grow with the stream. The capture, the summary and
 the exit code are the same either way: what the feed itself reads of the
 trace (progress, the first content's time, an error body) never needs history.
@@ -44,8 +44,8 @@ from typing import Any, Final
 import httpx
 import orjson
 
-from ..core.bounded import EventCounter
 from ..core.normalizer import Normalizer
+from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
 from ..credentials import is_secret_header
 from .providers import LiveRequest
@@ -154,7 +154,7 @@ class LiveFeed:
             header=self.header,
             keep_history=keep_history,
         )
-        self.trace: Trace = self.normalizer.trace
+        self.trace: Trace | Summary = self.normalizer.trace
         self.trace.header = self.header  # the same dict: it fills in as the exchange goes
         self.description = f"live · {request.provider} · {request.model} · {safe_url}"
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -166,7 +166,6 @@ class LiveFeed:
         # An error response's body (at most MAX_ERROR_BODY and one chunk), for its adapter.
         self._error_body: list[bytes] = []
         # Events by type, and how many were progress and deltas at the last look.
-        self._counter = EventCounter()
         self._meaningful = 0
         self._deltas = 0
         self._fed_at = 0.0  # when the chunk last given to the normalizer arrived
@@ -360,10 +359,9 @@ class LiveFeed:
 
     def _tally(self) -> tuple[int, int]:
         """Events so far that are progress (not heartbeats or warnings), and deltas."""
-        events = self.trace.events
-        counts = self._counter.counts(events)
+        counts = self.trace.type_counts()
         quiet = sum(counts.get(kind, 0) for kind in _NOT_PROGRESS)
-        return len(events) - quiet, counts.get("block.delta", 0)
+        return self.trace.event_count - quiet, counts.get("block.delta", 0)
 
     # -- the end -------------------------------------------------------------
 

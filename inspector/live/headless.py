@@ -14,7 +14,7 @@ import signal
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from ..core.trace import Trace
+from ..core.recorder import Recorder
 from ..terminal import escape_controls, safe_path
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ EXIT_CANCELLED: Final = 130
 EXIT_CODES: Final[dict[str, int]] = {"completed": 0, "failed": 1, "interrupted": 1}
 
 
-def exit_code(trace: Trace, *, capped: bool = False) -> int:
+def exit_code(trace: Recorder, *, capped: bool = False) -> int:
     """0 completed; 1 failed or interrupted (or stopped by ``--max-bytes``: ``capped``);
     130 cancelled by the user."""
     if capped:
@@ -62,8 +62,8 @@ def summary_line(feed: LiveFeed) -> str:
     timings = feed.exchange.get("timings") or {}
     parts = [
         escape_controls(trace.outcome),
-        f"frames={len(trace.frames)}",
-        f"events={len(trace.events)}",
+        f"frames={trace.frame_count}",
+        f"events={trace.event_count}",
         f"bytes={trace.bytes_received}",
         f"status={response.get('status', '-')}",
     ]
@@ -129,7 +129,7 @@ def _signals_cancel(feed: LiveFeed, loop: asyncio.AbstractEventLoop) -> Iterator
             loop.remove_signal_handler(sig)
 
 
-async def record(feed: LiveFeed) -> Trace:
+async def record(feed: LiveFeed) -> Recorder:
     """Run ``feed`` to its end, with Ctrl+C / SIGTERM / SIGHUP cancelling the stream."""
     with _signals_cancel(feed, asyncio.get_running_loop()):
         await feed.run(lambda: None)

@@ -25,7 +25,7 @@ becomes None and the capture on disk is the record), so a long-running proxy
 does not keep every stream it ever saw.
 
 While it streams, a recorded flow's trace is a
-:class:`~inspector.core.bounded.BoundedTrace` (counts and the last events,
+:class:`~inspector.core.summary.Summary` (counts and the last events,
 not history), so an open exchange costs the same memory however long its
 stream: the capture file has every byte. A view that follows the flow calls
 :meth:`Flow.follow`, which rebuilds the whole trace from the capture written
@@ -48,8 +48,8 @@ from typing import Any, Final
 import orjson
 
 from ..capture import CaptureWriter, UnreadableInput, read_recording
-from ..core.bounded import BoundedTrace, EventCounter
 from ..core.normalizer import Normalizer
+from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
 from ..live.feed import MAX_ERROR_BODY
 from ..live.scrub import SecretScrubber
@@ -176,8 +176,8 @@ class Flow:
         self.capture: Path | None = None
         #: Why recording stopped early (an unwritable directory, a full disk), if it did.
         self.problem: str | None = None
-        self.trace: Trace | None = None
-        self.normalizer: Normalizer | None = None
+        self.trace: Trace | Summary | None = None
+        self.normalizer: Normalizer[Any] | None = None
         self.description = f"proxy · #{number} · {request.method} {self.path}"
         if described is None:
             described = describe_request(request, route, secrets, len(request.body))
@@ -200,8 +200,7 @@ class Flow:
         self._t0 = time.perf_counter()
         self._writer: CaptureWriter | None = None
         self._error_bytes = 0
-        self._error_body: list[bytes] = []  # for its adapter: a bounded trace keeps no bytes
-        self._counter = EventCounter()
+        self._error_body: list[bytes] = []  # for its adapter: a summary keeps no bytes
         self._fed_at = 0.0  # when the chunk last given to the normalizer arrived
 
     # -- what views use --------------------------------------------------------
@@ -227,8 +226,9 @@ class Flow:
         normalizer = self.normalizer
         if normalizer is None or not self.live:
             return None
-        if not isinstance(normalizer.trace, BoundedTrace):
-            return normalizer.trace
+        if not isinstance(normalizer.trace, Summary):
+            trace: Trace = normalizer.trace
+            return trace
         if self.capture is None or self._writer is None:
             return None
         try:
@@ -248,8 +248,7 @@ class Flow:
             whole.feed_many(recording.chunks)
         self.normalizer = whole
         self.trace = whole.trace
-        self._counter = EventCounter()
-        return self.trace
+        return whole.trace
 
     def watch(self, listener: Notify) -> Callable[[], None]:
         """Call ``listener`` after every change; returns the function that stops it."""
@@ -455,7 +454,7 @@ class Flow:
         trace = self.trace
         if trace is None or "first_content" in self.exchange["timings"]:
             return
-        if self._counter.counts(trace.events).get("block.delta"):
+        if trace.type_counts().get("block.delta"):
             self._timing("first_content", self._fed_at)
 
     def _timing(self, name: str, value: float | None = None) -> None:

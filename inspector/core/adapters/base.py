@@ -74,7 +74,13 @@ class Adapter(ABC):
     #: The index of the frame a run parsed last and stopped at, with its JSON.
     _parsed: tuple[int, Any] | None = None
     #: Templates of the shapes that use them, by shape key (made on first use).
-    _learners: dict[Hashable, Learner] | None = None
+    _learners: dict[Hashable, Learner | None] | None = None
+    #: Whether the class has a :meth:`took_plain` to call (most keep nothing).
+    _takes_plain: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._takes_plain = cls.took_plain is not Adapter.took_plain
 
     @abstractmethod
     def feed(self, frame: Frame) -> list[Action]:
@@ -106,19 +112,18 @@ class Adapter(ABC):
         block, kind, key, params = lane
         plain = self.plain_frames
         assert plain is not None  # (a lane names one of its shapes)
-        learner = None
-        shape = plain.shapes[key]
-        if shape.templates:
-            learners = self._learners
-            if learners is None:
-                learners = self._learners = {}
-            learner = learners.get(key)
-            if learner is None:
-                learner = learners[key] = Learner(shape.text)
+        learners = self._learners
+        if learners is None:
+            learners = self._learners = {}
+        try:
+            learner = learners[key]  # (None for a shape without templates)
+        except KeyError:
+            shape = plain.shapes[key]
+            learner = learners[key] = Learner(shape.text) if shape.templates else None
         texts, stopped = plain.runners[key](self, events, payloads, start, params, learner)
         if stopped is not NOT_PARSED:
             self._parsed = (index + start + len(texts), stopped)
-        if texts:
+        if texts and self._takes_plain:
             self.took_plain(texts)
         return block, kind, texts
 

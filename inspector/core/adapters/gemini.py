@@ -209,6 +209,7 @@ PLAIN: Final = Plain(
         "response_id": Last("responseId", str),
         "usage": Last("usageMetadata", dict),
     },
+    sets={"produced": True},  # text was produced (what _text records)
 )
 """What a plain response is (see :mod:`.plain`): the fast path's one description."""
 
@@ -275,10 +276,6 @@ class GeminiAdapter(Adapter):
         if block is None or block[0] or self.finish_reason is not None:
             return None
         return block[1], "text", "text", ()
-
-    def took_plain(self, texts: list[str]) -> None:
-        """Text was produced (what ``_text`` records)."""
-        self.produced = True
 
     def eof_note(self) -> str | None:
         """Say what was missing when the bytes end without a ``finishReason``."""

@@ -130,13 +130,16 @@ class Plain:
     ``shapes``: by the key ``Adapter.lane`` names (the lane's block kind, say).
     ``fields``: the adapter attributes a plain frame updates, each from a
     :class:`Last` or :class:`Each` top-level field: the field map that
-    ``feed`` applies to every frame, for the frames ``feed`` never sees.
+    ``feed`` applies to every frame, for the frames ``feed`` never sees;
+    ``sets``: attributes a plain frame sets to a constant.
     Each shape's run function is compiled when the description is made
     (:attr:`runners`).
     """
 
     shapes: Mapping[Hashable, Shape]
     fields: Mapping[str, Last | Each] = field(default_factory=dict)
+    #: Adapter attributes any plain frame sets to a constant (Gemini's ``produced``).
+    sets: Mapping[str, Any] = field(default_factory=dict)
     runners: Mapping[Hashable, Runner] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -156,7 +159,7 @@ def compile_runners(plain: Plain) -> dict[Hashable, Runner]:
     """One compiled run function per shape of ``plain`` (see the module docstring)."""
     runners: dict[Hashable, Runner] = {}
     for key, shape in plain.shapes.items():
-        source, names = _source(shape, plain.fields)
+        source, names = _source(shape, plain.fields, plain.sets)
         namespace: dict[str, Any] = dict(names)
         exec(compile(source, f"<plain run {key!r}>", "exec"), namespace)
         runners[key] = namespace["run"]
@@ -165,7 +168,7 @@ def compile_runners(plain: Plain) -> dict[Hashable, Runner]:
 
 def runner_source(plain: Plain, key: Hashable) -> str:
     """The Python source :func:`compile_runners` makes for shape ``key`` (to read it)."""
-    return _source(plain.shapes[key], plain.fields)[0]
+    return _source(plain.shapes[key], plain.fields, plain.sets)[0]
 
 
 def note_again(
@@ -269,7 +272,9 @@ def _checks(shape: Shape, w: _Writer, root: str, depth: int, params: list[str]) 
         w.line(depth, f"if {found}.get({path[-1]!r}) is not None: break")
 
 
-def _source(shape: Shape, fields: Mapping[str, Last | Each]) -> tuple[str, dict[str, Any]]:
+def _source(
+    shape: Shape, fields: Mapping[str, Last | Each], sets: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]]:
     w = _Writer()
     w.names.update(
         loads=orjson.loads, JSONDecodeError=orjson.JSONDecodeError, NOT_PARSED=NOT_PARSED,
@@ -292,22 +297,51 @@ def _source(shape: Shape, fields: Mapping[str, Last | Each]) -> tuple[str, dict[
         # A decoder's run of data-only events is all "message": one C-level count.
         w.line(1, 'named = events.count("message") != len(events)')
         names = f"({w.const(shape.events)} if named else None)"
-    w.line(1, "cut = None")
-    w.line(1, "if learner is not None and start < len(payloads):")
-    w.line(2, "cut = learner.cut_for(payloads[start])")
-    if params:
-        # A template learned in another lane holds that lane's values: check it here.
-        w.line(2, "ok = False")
-        w.line(2, "while cut is not None:  # (once: a loop to break out of)")
-        w.line(3, "try:")
-        _checks(shape, w, "cut.data", 4, params)
-        w.line(4, "ok = True")
-        w.line(3, "except (KeyError, TypeError, IndexError):")
-        w.line(4, "pass")
-        w.line(3, "break")
-        w.line(2, "if not ok:")
-        w.line(3, "cut = None")
-    w.line(1, f"names = {names}")
+    if shape.templates:
+        w.line(1, "cut = None")
+        w.line(1, "if learner is not None and start < len(payloads):")
+        w.line(2, "cut = learner.cut_for(payloads[start])")
+        if params:
+            # A template learned in another lane holds that lane's values: check it here.
+            w.line(2, "ok = False")
+            w.line(2, "while cut is not None:  # (once: a loop to break out of)")
+            w.line(3, "try:")
+            _checks(shape, w, "cut.data", 4, params)
+            w.line(4, "ok = True")
+            w.line(3, "except (KeyError, TypeError, IndexError):")
+            w.line(4, "pass")
+            w.line(3, "break")
+            w.line(2, "if not ok:")
+            w.line(3, "cut = None")
+        w.line(1, f"names = {names}")
+        _template_loop(shape, w, params, eaches)
+    else:
+        _plain_loop(shape, w, params, eaches)
+    w.line(1, "if last is not None:")
+    for name, value in sets.items():
+        w.line(2, f"adapter.{name} = {w.const(value)}")
+    if lasts:
+        got = []
+        for n, spec in enumerate(lasts.values()):
+            w.line(2, f"l{n} = last.get({spec.key!r})")
+            got.append(f"type(l{n}) is {w.const(spec.kind)}")
+        w.line(2, f"if {' and '.join(got)}:")
+        for n, name in enumerate(lasts):
+            w.line(3, f"adapter.{name} = l{n}")
+        w.line(2, "else:")
+        w.line(3, f"note_again(adapter, payloads, start, len(texts), {w.const(lasts)})")
+    elif not sets:
+        w.line(2, "pass")
+    for name, each in eaches.items():
+        w.line(1, f"if e_{name} is not NOT_PARSED:")
+        value = f"{w.const(each.convert)}(e_{name})" if each.convert else f"e_{name}"
+        w.line(2, f"adapter.{name} = {value}")
+    w.line(1, "return texts, stopped")
+    return "\n".join(w.lines) + "\n", w.names
+
+
+def _template_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]) -> None:
+    """The loop over frames, reading a stretch off the template where one matches."""
     w.line(1, "hits = 0")
     w.line(1, "i, count = start, len(payloads)")
     w.line(1, "while i < count:")
@@ -342,25 +376,28 @@ def _source(shape: Shape, fields: Mapping[str, Last | Each]) -> tuple[str, dict[
     w.line(2, "i += 1")
     w.line(1, "if hits:")
     w.line(2, "learner.used()")
-    w.line(1, "if last is not None:")
-    if lasts:
-        got = []
-        for n, spec in enumerate(lasts.values()):
-            w.line(2, f"l{n} = last.get({spec.key!r})")
-            got.append(f"type(l{n}) is {w.const(spec.kind)}")
-        w.line(2, f"if {' and '.join(got)}:")
-        for n, name in enumerate(lasts):
-            w.line(3, f"adapter.{name} = l{n}")
-        w.line(2, "else:")
-        w.line(3, f"note_again(adapter, payloads, start, len(texts), {w.const(lasts)})")
-    else:
-        w.line(2, "pass")
-    for name, each in eaches.items():
-        w.line(1, f"if e_{name} is not NOT_PARSED:")
-        value = f"{w.const(each.convert)}(e_{name})" if each.convert else f"e_{name}"
-        w.line(2, f"adapter.{name} = {value}")
-    w.line(1, "return texts, stopped")
-    return "\n".join(w.lines) + "\n", w.names
+
+
+def _plain_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]) -> None:
+    """The loop over frames for a shape without templates: a frame, a parse."""
+    w.line(1, "for i in range(start, len(payloads)):")
+    w.line(2, "try:")
+    w.line(3, "data = loads(payloads[i])")
+    w.line(2, "except JSONDecodeError:")
+    w.line(3, "stopped = NOT_PARSED")
+    w.line(3, "break")
+    w.line(2, "stopped = data")
+    w.line(2, "try:")
+    _checks(shape, w, "data", 3, params)
+    if shape.events is not None:
+        w.line(3, f"if named and events[i] not in {w.const(shape.events)}: break")
+    w.line(2, "except (KeyError, TypeError, IndexError):")
+    w.line(3, "break")
+    _note_each(w, eaches, "data", 2)
+    w.line(2, "last = data")
+    w.line(2, "append(text)")
+    w.line(1, "else:")
+    w.line(2, "stopped = NOT_PARSED  # every frame was plain")
 
 
 def _note_each(w: _Writer, eaches: Mapping[str, Each], document: str, depth: int) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -23,6 +23,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from ...core.trace import Trace
+from ...feeds import Feed
 from ...live import LiveFeed
 from ..replay import ReplayError, replay_request, replay_target
 from ..textsafe import one_line
@@ -91,8 +93,11 @@ class ReplayDialog(ModalScreen[None]):
             self.query_one("#replay-outcome", Static).update(one_line(str(exc), 300, "bold red"))
             return
         feed = LiveFeed(request, capture=replay_capture_path(self.directory, self.number))
+        trace = feed.trace
+        # A feed built with history (the default) records a full Trace, which the panes read.
+        assert isinstance(trace, Trace)
         screen = MainScreen(
-            feed.trace, source=feed.description, feed=feed, from_picker=True, position=-1
+            trace, source=feed.description, feed=cast(Feed, feed), from_picker=True, position=-1
         )
         screen.cursor.follow = True
         self.dismiss(None)
