@@ -163,6 +163,8 @@ class StreamMachine:
     def __init__(self, trace: Trace, provider: str) -> None:
         self.trace = trace
         self.provider = provider
+        #: The framing when not SSE, which ``stream.start`` then carries (contract v1.1).
+        self.framing: str | None = None
         self.state = "idle"
         self.blocks: dict[int, BlockBuffer] = {}
         self.open_blocks: dict[int, BlockBuffer] = {}
@@ -250,6 +252,8 @@ class StreamMachine:
             return
         self._stream("start")
         event: Event = {"provider": self.provider}
+        if self.framing is not None:
+            event["framing"] = self.framing
         if action.model is not None:
             event["model"] = action.model
         self._emit("stream.start", event)

@@ -9,14 +9,18 @@ then :meth:`Normalizer.finish` with how the transport ended.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
+from .adapters.framed import framed
 from .digest import blake2b
 from .machine import TERMINAL_STATES, StreamMachine
 from .sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Decoded, Frame, FrameDecoder, FrameRun, Frames
 from .trace import Ignored, Trace, TransportEnd
+
+if TYPE_CHECKING:
+    from .framing.base import FramingDecoder
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
 
@@ -48,10 +52,14 @@ class Normalizer:
         max_line: int = DEFAULT_MAX_LINE,
         max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: bool = True,
+        framing: str = "sse",
     ) -> None:
         """``keep_history=False`` builds a :class:`~inspector.core.bounded.BoundedTrace`:
-        counts and the last events, memory bounded whatever the stream's length."""
-        self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
+        counts and the last events, memory bounded whatever the stream's length.
+        ``framing`` is one of :data:`inspector.core.framing.FRAMINGS`."""
+        if isinstance(provider, str):
+            provider = adapter_for(provider) if framing == "sse" else framed(provider, framing)
+        self.adapter = provider
         if not keep_history:
             # Only live feeds keep no history: the commands that read files do not
             # import this (~3 ms of their start-up).
@@ -62,8 +70,10 @@ class Normalizer:
             source=source,
             header=dict(header) if header is not None else None,
         )
-        self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
+        self.decoder: FramingDecoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
         self.machine = StreamMachine(self.trace, self.adapter.provider)
+        if framing != "sse":  # (SSE needs none of this: no import on its path)
+            self._use_framing(framing, max_line, max_frame)
         if not keep_history:
             bound_machine(self.machine)
         self.finished = False
@@ -71,6 +81,13 @@ class Normalizer:
         # extend that span by one byte (see FrameDecoder.feed).
         self._last_frame: Decoded | None = None
         self._last_end = 0
+
+    def _use_framing(self, framing: str, max_line: int, max_frame: int) -> None:
+        from .framing import decoder_for, rebuild_for
+
+        self.decoder = decoder_for(framing, max_line=max_line, max_frame=max_frame)
+        self.trace.frames.rebuild = rebuild_for(framing)
+        self.machine.framing = framing
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
@@ -320,7 +337,10 @@ class Normalizer:
         tail = self.decoder.close()
         self.trace.tail = tail
         notes: list[str] = []
-        if tail.unterminated:
+        tail_note = getattr(self.decoder, "tail_note", None)  # a framing's own words
+        if tail.unterminated and tail_note is not None:
+            notes.append(tail_note(tail))
+        elif tail.unterminated:
             what = f"event {tail.event!r}" if tail.event else "a comment line"
             notes.append(
                 f"{tail.pending_bytes} bytes at the end ({what} from byte {tail.start}) had no "

@@ -10,6 +10,7 @@ import orjson
 
 from ..sse import Frame
 from .base import Adapter
+from .protocols_detect import sniff_more_protocols
 
 __all__ = ["ADAPTERS", "PROVIDERS", "Adapter", "UnknownProvider", "adapter_for", "detect_provider"]
 
@@ -19,6 +20,11 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai-responses": "openai_responses:OpenAIResponsesAdapter",
     "anthropic": "anthropic:AnthropicAdapter",
     "gemini": "gemini:GeminiAdapter",
+    "bedrock-converse": "bedrock_converse:BedrockConverseAdapter",
+    "ollama": "ollama:OllamaAdapter",
+    "cohere": "cohere:CohereAdapter",
+    "openai-completions": "openai_completions:OpenAICompletionsAdapter",
+    "ai-sdk-ui": "ai_sdk_ui:AiSdkUiAdapter",
 }
 
 PROVIDERS: Final = tuple(ADAPTERS)
@@ -43,6 +49,9 @@ def adapter_for(provider: str) -> Adapter:
 def _sniff_one(frame: Frame) -> str | None:
     if frame.is_comment or frame.data == "[DONE]":
         return None
+    more = sniff_more_protocols(frame)
+    if more is not None:
+        return more
     event = frame.event
     if event.startswith("response."):
         return "openai-responses"
