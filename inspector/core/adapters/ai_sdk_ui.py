@@ -8,19 +8,22 @@ Final signals
 ===============================================  ==========================================
 signal                                           outcome
 ===============================================  ==========================================
-``finish`` part, every block closed              ``completed``; ``finish_reason`` from its
-                                                 ``finishReason`` (:data:`FINISH_REASONS`)
-                                                 when present, else ``stop``; then tool
-                                                 calls without output make it ``tool_calls``
+``finish`` part, then ``[DONE]``, every block    ``completed``; ``finish_reason`` from the
+closed                                           finish part's ``finishReason``
+                                                 (:data:`FINISH_REASONS`) when present, else
+                                                 ``stop``; then tool calls without output
+                                                 make it ``tool_calls``
 ``error`` part                                   ``failed``; ``errorText`` as the message
                                                  (category ``unknown``: the text is the
                                                  server's own)
 ``abort`` part                                   ``interrupted`` / ``cancelled``
 ``[DONE]`` with no ``finish`` before it          ``failed`` / ``protocol_error``
-bytes end before ``finish``                      ``interrupted``
+bytes end before ``[DONE]``                      ``interrupted`` (also after ``finish``: the
+                                                 end was not proved)
 ===============================================  ==========================================
 
-``[DONE]`` after ``finish`` is recorded as arriving after the terminal event.
+``finish`` announces the end and ``[DONE]``, which the AI SDK's server always
+writes last, proves it (as for legacy Completions).
 
 Blocks (:data:`PARTS`): ``text-start``/``-delta``/``-end`` → ``text``,
 ``reasoning-*`` → ``reasoning`` (blocks found by their ``id``);
@@ -52,7 +55,7 @@ __all__ = ["FINAL_SIGNALS", "FINISH_REASONS", "PARTS", "AiSdkUiAdapter"]
 DONE: Final = "[DONE]"
 
 FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
-    "finish": ("completed", "every block closed"),
+    "[DONE]": ("completed", "after a finish part, every block closed"),
     "error": ("failed", "errorText as the message"),
     "abort": ("interrupted", "category cancelled"),
 }
@@ -95,14 +98,13 @@ class AiSdkUiAdapter(Adapter):
         self.by_id: dict[str, tuple[int, str]] = {}  # part id / toolCallId -> (block, kind)
         self.calls: set[str] = set()  # client tool calls still without output
         self.response_id: str | None = None
+        self.finish: dict[str, Any] | None = None  # the finish part, until [DONE] proves it
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one part by its ``type``."""
         out: list[Action] = []
         if frame.data == DONE:
-            out.append(
-                Fail("protocol_error", None, f"frame {frame.index}: [DONE] before any finish part")
-            )
+            self._done(frame, out)
             return self._started(out)
         try:
             part = orjson.loads(frame.data)
@@ -213,6 +215,14 @@ class AiSdkUiAdapter(Adapter):
         out.append(CloseBlock(index))
 
     def _finish(self, part: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        self.finish = part
+
+    def _done(self, frame: Frame, out: list[Action]) -> None:
+        part = self.finish
+        if part is None:
+            what = f"frame {frame.index}: [DONE] arrived without a finish part before it"
+            out.append(Fail("protocol_error", None, what))
+            return
         reason = part.get("finishReason")
         finish = FINISH_REASONS.get(reason, "other") if isinstance(reason, str) else "stop"
         out.append(
@@ -222,6 +232,12 @@ class AiSdkUiAdapter(Adapter):
                 response_id=self.response_id,
             )
         )
+
+    def eof_note(self) -> str | None:
+        """Say when the finish part came but ``[DONE]`` never did."""
+        if self.finish is not None:
+            return "a finish part arrived, but [DONE] never did, so the end was not proved"
+        return None
 
     def _error(self, part: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         text = part.get("errorText")
