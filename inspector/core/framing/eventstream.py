@@ -98,8 +98,10 @@ def parse_headers(raw: bytes, at: int, end: int) -> tuple[tuple[str, Any], ...]:
         at += 1
         if kind == 7:  # string, by far the most common: no table lookup
             length = _U16.unpack_from(raw, at)[0] if at + 2 <= end else end
-            value: Any = raw[at + 2 : at + 2 + length].decode("utf-8", "replace")
-            at += 2 + length
+            at += 2
+            if at + length > end:
+                raise _BadHeaders(f"header {name!r} runs past the headers")
+            value: Any = raw[at : at + length].decode("utf-8", "replace")
         else:
             rule = types.get(kind)
             if rule is None:
@@ -108,10 +110,10 @@ def parse_headers(raw: bytes, at: int, end: int) -> tuple[tuple[str, Any], ...]:
             if length < 0:
                 length = _U16.unpack_from(raw, at)[0] if at + 2 <= end else end
                 at += 2
+            if at + length > end:
+                raise _BadHeaders(f"header {name!r} runs past the headers")
             value = decode(raw[at : at + length])
-            at += length
-        if at > end:
-            raise _BadHeaders(f"header {name!r} runs past the headers")
+        at += length
         out.append((name, value))
     return tuple(out)
 
