@@ -126,7 +126,7 @@ class CohereAdapter(Adapter):
             self.started = True
             if kind != "message-start":
                 out.append(Start(None))
-        if kind != "tool-plan-delta" and self.plan is not None:
+        if self.plan is not None and kind in EVENTS and kind not in _PLAN_KEEPS_OPEN:
             out.append(CloseBlock(self.plan))
             self.plan = None
         handler = EVENTS.get(kind)
@@ -300,6 +300,9 @@ def _error(data: Mapping[str, Any]) -> Fail:
     code = error.get("type") if isinstance(error, dict) else None
     return Fail(category_for(code), code, text)
 
+
+#: Events that leave the tool plan open (any other known event ends it; unknown ones do not).
+_PLAN_KEEPS_OPEN: Final = frozenset({"tool-plan-delta", "debug"})
 
 EVENTS: Final[dict[str, Handler]] = {
     "message-start": CohereAdapter._message_start,
