@@ -118,3 +118,23 @@ def test_events_of_a_raw_bedrock_body_carry_the_framing(tmp_path) -> None:  # ty
     assert trace.outcome == "completed (stop)"
     assert trace.frames[1].event == "contentBlockDelta"  # rebuilt from the stored span
     assert dict(trace.frames[1].headers)[":message-type"] == "event"  # type: ignore[attr-defined]
+
+
+GEMINI_ARRAY = (
+    b'[{"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}}],'
+    b' "modelVersion": "gemini-2.0-flash"}\n,\r\n'
+    b'{"candidates": [{"content": {"parts": [{"text": " there"}], "role": "model"},'
+    b' "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 3,'
+    b' "candidatesTokenCount": 2, "totalTokenCount": 5}}\n]'
+)
+
+
+def test_gemini_without_alt_sse_reads_as_a_streamed_json_array(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "gemini.json"
+    path.write_bytes(GEMINI_ARRAY)
+    trace = load_trace(path)
+    assert trace.events[0]["provider"] == "gemini"
+    assert trace.events[0]["framing"] == "json-array"
+    assert trace.outcome == "completed (stop)"
+    text = "".join(e["delta"]["text"] for e in trace.events if e["type"] == "block.delta")
+    assert text == "Hi there"

@@ -10,8 +10,9 @@ provider              evidence in one frame
                       ConverseStream event (:data:`CONVERSE_EVENTS`)
 ``anthropic``         an event-stream ``chunk`` whose ``bytes`` decode to an
                       Anthropic event (Bedrock invoke with Claude)
-``ollama``            an NDJSON line with ``model``, ``done`` and
-                      ``message`` or ``response``; or ``{"error": "text"}``
+``ollama``            an object with ``model``, ``done`` and ``message`` or
+                      ``response`` (a lone ``{"error": "text"}`` line tells
+                      nothing: OpenAI-compatible servers send those too)
 ``cohere``            a ``type`` of Cohere v2's (:data:`COHERE_TYPES`)
 ``ai-sdk-ui``         a ``type`` of the AI SDK UI stream's
                       (:data:`AI_SDK_TYPES`, or ``data-…``)
@@ -68,18 +69,15 @@ def _event_stream(frame: Frame) -> str | None:
     return None
 
 
-def _by_shape(data: Mapping[str, Any], line: bool) -> str | None:
+def _by_shape(data: Mapping[str, Any]) -> str | None:
     kind = data.get("type")
     if isinstance(kind, str):
         if kind in COHERE_TYPES:
             return "cohere"
         if kind in AI_SDK_TYPES or kind.startswith("data-"):
             return "ai-sdk-ui"
-    if line:
-        if "done" in data and "model" in data and ("message" in data or "response" in data):
-            return "ollama"
-        if isinstance(data.get("error"), str):
-            return "ollama"
+    if "done" in data and "model" in data and ("message" in data or "response" in data):
+        return "ollama"
     if data.get("object") == "text_completion":
         return "openai-completions"
     choices = data.get("choices")
@@ -102,4 +100,4 @@ def sniff_more_protocols(frame: Frame) -> str | None:
         return None
     if not isinstance(data, Mapping):
         return None
-    return _by_shape(data, frame.event == "line")
+    return _by_shape(data)

@@ -2,10 +2,11 @@
 
 The body is one JSON array whose elements arrive one after another, in any
 chunks: ``[{...}\\n,\\r\\n{...}\\n]``. Each element is one frame the moment
-its last byte arrives: ``event`` is ``"element"``, ``data`` the element's
-JSON text. Its span starts right after the previous element (the ``[`` or
-the ``,`` and any whitespace before it are in the span), so the spans tile
-the stream up to the last element; the ``]`` and what follows are no frame.
+its last byte arrives: ``event`` is ``"message"`` (SSE's default name, so an
+adapter reads it as it reads unnamed SSE data), ``data`` the element's JSON
+text. Its span starts right after the previous element (the ``[`` or the
+``,`` and any whitespace before it are in the span), so the spans tile the
+stream up to the last element; the ``]`` and what follows are no frame.
 
 Elements are found with a small scanner that follows strings (and their
 escapes) and bracket depth, resuming where the last chunk left it, so one
@@ -26,8 +27,8 @@ from .base import ChunkedDecoder, FramingError
 
 __all__ = ["EVENT", "JsonArrayDecoder", "rebuild"]
 
-#: The event name of every element frame.
-EVENT: Final = "element"
+#: The event name of every element frame (SSE's default one).
+EVENT: Final = "message"
 _NAME: Final = "json-array"
 _SPACE: Final = re.compile(rb"[ \t\r\n]*")
 _OUTSIDE: Final = re.compile(rb'["{}\[\]]')  # what matters outside strings

@@ -1,8 +1,10 @@
 """NDJSON (one JSON document a line), as Ollama streams ``/api/chat`` and ``/api/generate``.
 
 Each line ending in LF that holds anything but whitespace is one frame:
-``event`` is ``"line"`` and ``data`` the line without its surrounding
-whitespace (a CR before the LF included; one UTF-8 BOM at byte 0 too). Blank
+``event`` is ``"message"`` (the name of an SSE event without an ``event:``
+line, so an adapter reads it as it reads unnamed SSE data) and ``data`` the
+line without its surrounding whitespace (a CR before the LF included; one
+UTF-8 BOM at byte 0 too). Blank
 lines are no frame: their bytes join the span of the line after them, so the
 spans of the frames tile the stream from byte 0 to the end of the last line.
 Whether a line is JSON is the adapter's business, as for SSE data.
@@ -23,8 +25,8 @@ from .base import ChunkedDecoder, FramingError
 
 __all__ = ["EVENT", "NdjsonDecoder", "rebuild"]
 
-#: The event name of every NDJSON frame.
-EVENT: Final = "line"
+#: The event name of every NDJSON frame (SSE's default one).
+EVENT: Final = "message"
 _BOM: Final = b"\xef\xbb\xbf"
 _WHITESPACE: Final = b" \t\r\n\f\v"
 
