@@ -42,9 +42,14 @@ class ProviderUnknown(ValueError):
 
 
 def framing_of(rec: Recording) -> str:
-    """The recording's framing: its header's word, else what its first bytes look like."""
+    """The recording's framing: its header's word, else what its first bytes look like.
+
+    An HTTP error response is no stream (its body is classified, never framed): ``sse``.
+    """
     from .core.framing.detect import detect_framing, framing_of_header
 
+    if rec.status is not None and rec.status >= 400:
+        return "sse"
     named = framing_of_header(rec.header)
     if named is not None:
         return named
@@ -143,10 +148,8 @@ def _trace(rec: Recording, provider: str | None, chunks: Iterable[tuple[float, b
         raise provider_unknown(rec)
     stream_id = stream_id_for(*(data for _, data in rec.chunks))
     status = rec.status
-    # (an error response is no stream: its body is classified, never framed)
-    framing = framing_of(rec) if status is None or status < 400 else "sse"
     normalizer = Normalizer(
-        provider, stream_id, source=rec.path, header=rec.header, framing=framing
+        provider, stream_id, source=rec.path, header=rec.header, framing=framing_of(rec)
     )
     trace = normalizer.trace
     trace.problems.extend(rec.problems)
