@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .capture import Recording, read_recording
 from .collector import collector_paused
@@ -16,10 +16,14 @@ from .core.trace import Trace, TransportEnd
 from .input_sniff import SNIFF_BYTES, describe_input
 from .terminal import safe_path
 
+if TYPE_CHECKING:
+    from .core.framing import FramingDecoder
+
 __all__ = [
     "JOINED_PIECE",
     "SNIFF_WINDOW",
     "ProviderUnknown",
+    "framing_of",
     "guess_provider",
     "join_chunks",
     "load_trace",
@@ -37,9 +41,31 @@ class ProviderUnknown(ValueError):
     """Neither the capture header nor the frames say which provider this is."""
 
 
+def framing_of(rec: Recording) -> str:
+    """The recording's framing: its header's word, else what its first bytes look like.
+
+    An HTTP error response is no stream (its body is classified, never framed): ``sse``.
+    """
+    from .core.framing.detect import detect_framing, framing_of_header
+
+    if rec.status is not None and rec.status >= 400:
+        return "sse"
+    named = framing_of_header(rec.header)
+    if named is not None:
+        return named
+    head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
+    return detect_framing(head)
+
+
 def _first_frames(rec: Recording) -> tuple[list[Frame], int]:
     """Up to 50 frames from the start of the stream, and how many bytes were fed."""
-    decoder = FrameDecoder(max_line=SNIFF_WINDOW, max_frame=SNIFF_WINDOW)
+    framing = framing_of(rec)
+    if framing == "sse":
+        decoder: FramingDecoder = FrameDecoder(max_line=SNIFF_WINDOW, max_frame=SNIFF_WINDOW)
+    else:
+        from .core.framing import decoder_for
+
+        decoder = decoder_for(framing, max_line=SNIFF_WINDOW, max_frame=SNIFF_WINDOW)
     frames: list[Frame] = []
     fed = 0
     for time, data in rec.chunks:
@@ -130,10 +156,17 @@ def _trace(
     if provider is None:
         raise provider_unknown(rec)
     stream_id = stream_id_for(*(data for _, data in rec.chunks))
-    normalizer = Normalizer(provider, stream_id, source=rec.path, header=rec.header, fast=fast)
+    status = rec.status
+    normalizer = Normalizer(
+        provider,
+        stream_id,
+        source=rec.path,
+        header=rec.header,
+        fast=fast,
+        framing=framing_of(rec),
+    )
     trace = normalizer.trace
     trace.problems.extend(rec.problems)
-    status = rec.status
     if status is not None and status >= 400:
         # An error response has no stream: keep its bytes, classify the body.
         for time, data in chunks:

@@ -134,6 +134,18 @@ SHOTS = [
         keys=["x"],
         then=export_with_masked_text,
     ),
+    Shot(
+        "bedrock-tool-use",
+        "Bedrock ConverseStream (AWS event stream): a frame's headers, mid tool call",
+        "bedrock-converse/tool-use.jsonl",
+        position=middle_of_first_tool_call,
+    ),
+    Shot(
+        "ollama-thinking",
+        "Ollama /api/chat (NDJSON): thinking, then the answer, then done",
+        "ollama/chat-thinking.jsonl",
+        position=lambda path: 3,
+    ),
     Shot("picker", "the bundled capture library", None),
     Shot(
         "picker",

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from benchmarks.streams import GENERATORS, stream_of_size
 from inspector.capture import Recording, load_recording
+from inspector.core.adapters import PROVIDERS
 from inspector.core.invariants import IndexRanges, InvariantChecker, check_invariants
 from inspector.core.normalizer import Normalizer
 from inspector.core.summary import KEPT_ENTRIES, KEPT_EVENTS, Summary
@@ -129,7 +130,7 @@ def test_a_bounded_trace_reports_what_the_full_trace_reports(
 
 def test_every_provider_and_every_folder_is_covered() -> None:
     providers = {provider for _, _, provider in RECORDINGS}
-    assert providers == {"openai-chat", "openai-responses", "anthropic", "gemini"}
+    assert providers == set(PROVIDERS)
     assert any(name.startswith("captures/") for name, _, _ in RECORDINGS)
 
 

@@ -15,19 +15,23 @@ from typing import Any
 import pytest
 
 from inspector.capture import load_recording
-from inspector.core.adapters import ADAPTERS
+from inspector.core.adapters import ADAPTERS as ALL_ADAPTERS
 from inspector.core.summary import Summary
 from inspector.core.trace import Trace
 from inspector.library import expand_paths
 from inspector.live import LiveFeed, build_request
 from inspector.live.headless import exit_code, problem_line, summary_line
 from inspector.live.options import add_live_arguments, feed_from_args
+from inspector.live.providers import PROVIDER_SPECS
 from inspector.serve import ReplayServer, load_catalog
 from inspector.serve.catalog import stream_name
 from inspector.session import guess_provider
 
 from .conftest import CAPTURES, ROOT
 from .test_live_helpers import CHAT
+
+#: The adapters of the providers live mode streams (not yet the newer protocols').
+ADAPTERS = {name: where for name, where in ALL_ADAPTERS.items() if name in PROVIDER_SPECS}
 
 #: Parts of the summary that are wall-clock times, or where this run's capture went.
 _VARYING = re.compile(r" (first_content|last_byte)=\S+s| capture=\S+")

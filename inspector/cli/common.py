@@ -33,7 +33,10 @@ EXIT_PROBLEM: Final = 1
 EXIT_USAGE: Final = 2
 
 #: The names ``--provider`` accepts (kept here so parsers build without the core).
-PROVIDER_NAMES: Final = ("openai-chat", "openai-responses", "anthropic", "gemini")
+PROVIDER_NAMES: Final = (
+    "openai-chat", "openai-responses", "anthropic", "gemini",
+    "bedrock-converse", "ollama", "cohere", "openai-completions", "ai-sdk-ui",
+)  # fmt: skip
 
 
 def add_provider_option(parser: Any) -> None:

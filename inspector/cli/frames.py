@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, error, write_jsonl
 
 if TYPE_CHECKING:
-    from ..core.sse import FrameDecoder
+    from ..core.framing import FramingDecoder
 
 
 def register(sub: Any) -> None:
@@ -26,25 +26,39 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def frame_records(chunks: list[tuple[float, bytes]], decoder: FrameDecoder) -> Iterator[Any]:
+def frame_records(chunks: list[tuple[float, bytes]], decoder: FramingDecoder) -> Iterator[Any]:
     """The JSON records for every frame of ``chunks``."""
     for time, data in chunks:
         for frame in decoder.feed(data, time):
             if frame.comment is not None:
                 yield {"comment": frame.comment}
             else:
-                yield {
+                record: dict[str, Any] = {
                     "event": frame.event,
                     "data": frame.data,
                     "id": frame.id or None,
                     "retry": frame.retry,
                 }
+                headers = getattr(frame, "headers", None)  # an event-stream message's
+                if headers:
+                    record["headers"] = {k: _plain(v) for k, v in headers}
+                yield record
+
+
+def _plain(value: Any) -> Any:
+    """A header value as JSON can hold it (bytes as base64)."""
+    if isinstance(value, bytes):
+        import base64
+
+        return base64.b64encode(value).decode()
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the frames; report damage and undispatched bytes on stderr."""
     from ..capture import UnreadableInput, read_recording
-    from ..core.sse import FrameDecoder
+    from ..core.framing import decoder_for
+    from ..session import framing_of
     from ..terminal import safe_path
 
     try:
@@ -53,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         error(exc)
         return EXIT_USAGE
     name = safe_path(rec.path)
-    decoder = FrameDecoder()
+    decoder = decoder_for(framing_of(rec))
     write_jsonl(frame_records(rec.chunks, decoder))
     status = EXIT_OK
     for problem in rec.problems:
@@ -63,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
         error(f"{name}: {decoder.error}")
         status = EXIT_PROBLEM
     tail = decoder.close()
-    if tail.unterminated:
+    tail_note = getattr(decoder, "tail_note", None)
+    if tail.unterminated and tail_note is not None:
+        error(f"{name}: {tail_note(tail)}")
+    elif tail.unterminated:
         error(
             f"{name}: {tail.pending_bytes} bytes at the end had no blank line after "
             "them and were not dispatched"

@@ -176,6 +176,8 @@ class StreamMachine:
     def __init__(self, recorder: Recorder, provider: str) -> None:
         self.trace = recorder
         self.provider = provider
+        #: The framing when not SSE, which ``stream.start`` then carries (contract v1.1).
+        self.framing: str | None = None
         self.state = "idle"
         self.history = recorder.keeps_history
         #: Every block by index (with history; without, only :attr:`seen` says which).
@@ -270,6 +272,8 @@ class StreamMachine:
             return
         self._stream("start")
         event: Event = {"provider": self.provider}
+        if self.framing is not None:
+            event["framing"] = self.framing
         if action.model:  # v1.1: omitted when unknown or empty
             event["model"] = action.model
         self._emit("stream.start", event)

@@ -9,11 +9,12 @@ then :meth:`Normalizer.finish` with how the transport ended.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
 from .adapters.base import bare_error
+from .adapters.framed import framed
 from .digest import blake2b
 from .machine import StreamMachine
 from .sse import (
@@ -29,6 +30,9 @@ from .sse import (
 )
 from .summary import Summary
 from .trace import Trace, TransportEnd
+
+if TYPE_CHECKING:
+    from .framing.base import FramingDecoder
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
 
@@ -84,6 +88,7 @@ class Normalizer(Generic[R]):
         max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: Literal[True] = True,
         fast: bool = True,
+        framing: str = "sse",
     ) -> None: ...
 
     @overload
@@ -98,6 +103,7 @@ class Normalizer(Generic[R]):
         max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: Literal[False],
         fast: bool = True,
+        framing: str = "sse",
     ) -> None: ...
 
     @overload
@@ -112,6 +118,7 @@ class Normalizer(Generic[R]):
         max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: bool,
         fast: bool = True,
+        framing: str = "sse",
     ) -> None: ...
 
     def __init__(
@@ -125,10 +132,14 @@ class Normalizer(Generic[R]):
         max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: bool = True,
         fast: bool = True,
+        framing: str = "sse",
     ) -> None:
         """``keep_history=False`` records a :class:`~inspector.core.summary.Summary`.
-        ``fast=False``: the reference mode (see the class docstring)."""
-        self.adapter = adapter_for(provider) if isinstance(provider, str) else provider
+        ``fast=False``: the reference mode (see the class docstring).
+        ``framing`` is one of :data:`inspector.core.framing.FRAMINGS`."""
+        if isinstance(provider, str):
+            provider = adapter_for(provider) if framing == "sse" else framed(provider, framing)
+        self.adapter = provider
         if header is not None:
             self.adapter.origin(header)
         recorder = (Trace if keep_history else Summary)(
@@ -138,8 +149,10 @@ class Normalizer(Generic[R]):
             header=dict(header) if header is not None else None,
         )
         self.trace: R = recorder  # type: ignore[assignment]  # (the overloads pick R)
-        self.decoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
+        self.decoder: FramingDecoder = FrameDecoder(max_line=max_line, max_frame=max_frame)
         self.machine = StreamMachine(self.trace, self.adapter.provider)
+        if framing != "sse":  # (SSE needs none of this: no import on its path)
+            self._use_framing(framing, max_line, max_frame)
         self._span_log: SpanLog = self.trace.span_log
         self.fast = fast
         self._decode: Callable[[bytes, float], Sequence[Decoded]] = (
@@ -150,6 +163,14 @@ class Normalizer(Generic[R]):
         # still extend that span by one byte (see FrameDecoder.feed).
         self._last: FrameColumns | None = None
         self._last_end = 0
+
+    def _use_framing(self, framing: str, max_line: int, max_frame: int) -> None:
+        from .framing import decoder_for, rebuild_for
+
+        self.decoder = decoder_for(framing, max_line=max_line, max_frame=max_frame)
+        if isinstance(self.trace, Trace):  # (a summary keeps no frames to rebuild)
+            self.trace.frames.rebuild = rebuild_for(framing)
+        self.machine.framing = framing
 
     def feed(self, data: bytes, time: float = 0.0) -> None:
         """Record one chunk and process every frame it completes."""
@@ -314,7 +335,10 @@ class Normalizer(Generic[R]):
         tail = self.decoder.close()
         self.trace.tail = tail
         notes: list[str] = []
-        if tail.unterminated:
+        tail_note = getattr(self.decoder, "tail_note", None)  # a framing's own words
+        if tail.unterminated and tail_note is not None:
+            notes.append(tail_note(tail))
+        elif tail.unterminated:
             what = f"event {tail.event!r}" if tail.event else "a comment line"
             notes.append(
                 f"{tail.pending_bytes} bytes at the end ({what} from byte {tail.start}) had no "

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
@@ -344,6 +344,8 @@ class FrameLog(_Log[Frame]):
         self._one = array("q", (0,))  # scratch for extend_spans
         self._one_time = array("d", (0.0,))
         self._whole: dict[int, Frame] = {}
+        #: Set for a framing other than SSE (see inspector.core.framing.rebuild_for).
+        self.rebuild: Callable[[bytes, int, str, int, int, int, int, float], Frame] | None = None
 
     def __len__(self) -> int:
         return len(self._time)
@@ -354,6 +356,9 @@ class FrameLog(_Log[Frame]):
             return whole
         start, end = self._start[index], self._end[index]
         first_chunk, last_chunk = self._first_chunk[index], self._last_chunk[index]
+        if self.rebuild is not None:
+            raw, at, time = self.chunks.span(start, end), self._ids[index], self._time[index]
+            return self.rebuild(raw, index, at, start, end, first_chunk, last_chunk, time)
         event, data, retry, comment = parse_span(self.chunks.span(start, end))
         return Frame(
             index, event, data, self._ids[index], retry, comment,

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from ..capture import Recording, load_recording
 from ..library import expand_paths
-from ..session import guess_provider
+from ..session import framing_of, guess_provider
 
 __all__ = ["ENDPOINTS", "Catalog", "Entry", "load_catalog", "replay_problem", "stream_name"]
 
@@ -176,6 +176,9 @@ def load_catalog(paths: Iterable[str | Path]) -> Catalog:
         provider = guess_provider(rec)
         if provider is None:
             catalog.skipped.append(f"{path}: cannot tell which provider this stream is from")
+            continue
+        if provider not in ENDPOINTS or framing_of(rec) != "sse":
+            catalog.skipped.append(f"{path}: {provider} streams are not served yet")
             continue
         catalog.add(Entry(stream_name(path), provider, path, rec))
     return catalog

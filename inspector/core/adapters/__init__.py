@@ -10,6 +10,7 @@ import orjson
 
 from ..sse import Frame
 from .base import Adapter
+from .protocols_detect import sniff_more_protocols
 
 __all__ = [
     "ADAPTERS",
@@ -28,6 +29,11 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai-responses": "openai_responses:OpenAIResponsesAdapter",
     "anthropic": "anthropic:AnthropicAdapter",
     "gemini": "gemini:GeminiAdapter",
+    "bedrock-converse": "bedrock_converse:BedrockConverseAdapter",
+    "ollama": "ollama:OllamaAdapter",
+    "cohere": "cohere:CohereAdapter",
+    "openai-completions": "openai_completions:OpenAICompletionsAdapter",
+    "ai-sdk-ui": "ai_sdk_ui:AiSdkUiAdapter",
 }
 
 PROVIDERS: Final = tuple(ADAPTERS)
@@ -84,6 +90,9 @@ def _sniff_one(frame: Frame) -> str | None:
     """The provider one frame names; ``"?name"``: a protocol without an adapter here."""
     if frame.is_comment or frame.data == "[DONE]":
         return None
+    more = sniff_more_protocols(frame)
+    if more is not None:
+        return more
     event = frame.event
     if event == "output" and not frame.data.lstrip().startswith(("{", "[")):
         return _other("replicate")

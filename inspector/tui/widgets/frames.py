@@ -242,6 +242,12 @@ class FramesPane(Vertical):
             heading.append_text(one_line(ignored.reason, 200, "yellow"))
         # What is wrong comes first in the (scrollable) body: the heading has a fixed height.
         body = frame_problems(index, frame)
+        headers = getattr(f, "headers", ())  # a binary framing's own (AWS event stream)
+        for name, value in headers:
+            _new_line(body)
+            body.append_text(one_line(name, 60, "cyan"))
+            body.append(" = ", "dim")
+            body.append_text(one_line(value.hex() if isinstance(value, bytes) else str(value), 200))
         if f.comment is not None:
             body.append(": ", "dim")
             body.append_text(safe_text(f.comment))

@@ -1,0 +1,321 @@
+"""Cohere v2 chat streaming (``POST /v2/chat``, ``stream: true``, SSE) → contract actions.
+
+Final signals
+-------------
+===============================================  ==========================================
+signal                                           outcome
+===============================================  ==========================================
+``message-end`` with a ``finish_reason`` of      ``completed``; ``finish_reason`` from
+:data:`FINISH_REASONS`, every block closed       that table, usage from ``delta.usage``
+``message-end`` with a ``finish_reason`` of      ``failed``; category from that table
+:data:`FAILED_REASONS` (``ERROR``, ``TIMEOUT``…)  (``delta.error`` as the message)
+``message-end`` while a block is open            ``failed`` / ``protocol_error``
+a frame ``{"message": ...}`` / ``{"error": ...}``  ``failed``; category from the text
+without a ``type`` (an error mid-stream)
+bytes end before ``message-end``                 ``interrupted``
+===============================================  ==========================================
+
+Blocks: Cohere numbers content, tool calls and citations each from 0; the
+contract's index is the order in which blocks open (:data:`EVENTS`).
+``content-start``/``-delta``/``-end`` with ``content.type`` ``text`` →
+``text`` (``thinking`` → ``reasoning``); ``tool-plan-delta`` → a
+``reasoning`` block of provider type ``tool_plan``, open until the next
+other event; ``tool-call-start``/``-delta``/``-end`` → ``tool_call`` (its
+``id`` and ``function.name``, ``function.arguments`` as ``json_text``);
+``citation-start`` → a ``citation`` delta on the open text block (or, when
+none is open, an ``opaque`` block ``citation`` holding it, closed at
+``citation-end``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import orjson
+
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..errors import category_for
+from ..sse import Frame
+from .base import Adapter, int_or_none, json_problem
+from .content_rule import by_content
+
+__all__ = ["CONTENT_KINDS", "FAILED_REASONS", "FINAL_SIGNALS", "FINISH_REASONS", "CohereAdapter"]
+
+FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
+    "message-end (FINISH_REASONS)": ("completed", "every block closed"),
+    "message-end (FAILED_REASONS)": ("failed", "category from FAILED_REASONS"),
+}
+"""Event → (terminal state, condition). Without ``message-end`` the end is ``interrupted``."""
+
+FINISH_REASONS: Final[dict[str, str]] = {
+    "COMPLETE": "stop",
+    "STOP_SEQUENCE": "stop",
+    "MAX_TOKENS": "length",
+    "TOOL_CALL": "tool_calls",
+    "ERROR_TOXIC": "content_filter",
+}
+"""``finish_reason`` of a deliberate end → contract ``finish_reason``."""
+
+FAILED_REASONS: Final[dict[str, str]] = {
+    "ERROR": "server_error",
+    "TIMEOUT": "server_error",
+    "ERROR_LIMIT": "context_length",
+    "USER_CANCEL": "cancelled",
+}
+"""``finish_reason`` that is no result → error category. Any other reason is ``other``."""
+
+#: content.type -> (block kind, the field of content-delta's content holding the text).
+CONTENT_KINDS: Final[dict[str, tuple[str, str]]] = {
+    "text": ("text", "text"),
+    "thinking": ("reasoning", "thinking"),
+}
+
+
+def _message(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    delta = data.get("delta")
+    message = delta.get("message") if isinstance(delta, dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """Cohere usage → the contract's: billed units when given, else the raw token counts."""
+    billed = usage.get("billed_units")
+    tokens = usage.get("tokens")
+    counts = billed if isinstance(billed, dict) and billed else tokens
+    counts = counts if isinstance(counts, dict) else {}
+    return {
+        "input_tokens": int_or_none(counts.get("input_tokens")),
+        "output_tokens": int_or_none(counts.get("output_tokens")),
+        "raw": dict(usage),
+    }
+
+
+Handler = Callable[["CohereAdapter", dict[str, Any], Frame, list[Action]], None]
+
+
+class CohereAdapter(Adapter):
+    """Cohere v2 chat events to actions; see the module's final-signal table."""
+
+    provider = "cohere"
+
+    def __init__(self) -> None:
+        self.started = False
+        self.next_index = 0
+        self.blocks: dict[tuple[str, int], tuple[int, str]] = {}  # (space, index) -> (block, kind)
+        self.open_text: int | None = None
+        self.plan: int | None = None  # the open tool_plan block
+        self.called_tools = False
+        self.response_id: str | None = None
+
+    def feed(self, frame: Frame) -> list[Action]:
+        """Map one event by its ``type`` (the SSE event name says the same)."""
+        out: list[Action] = []
+        try:
+            data = orjson.loads(frame.data)
+        except orjson.JSONDecodeError as exc:
+            out.append(json_problem(frame, exc))
+            return out
+        if not isinstance(data, dict):
+            out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
+            return out
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            kind = frame.event
+        if not self.started:
+            self.started = True
+            if kind != "message-start":
+                out.append(Start(None))
+        if self.plan is not None and kind in EVENTS and kind not in _PLAN_KEEPS_OPEN:
+            out.append(CloseBlock(self.plan))
+            self.plan = None
+        handler = EVENTS.get(kind)
+        if handler is not None:
+            handler(self, data, frame, out)
+        elif "message" in data or "error" in data:
+            out.append(_error(data))
+        else:
+            out.append(Ignore(f"frame {frame.index}: unknown event type {kind!r} skipped"))
+        return out
+
+    def _open(
+        self,
+        space: str,
+        data: dict[str, Any],
+        kind: str,
+        provider_type: str,
+        out: list[Action],
+        name: str | None = None,
+        call_id: str | None = None,
+    ) -> int:
+        index = self.next_index
+        self.next_index += 1
+        provider_index = data.get("index")
+        self.blocks[(space, provider_index if type(provider_index) is int else -1)] = (index, kind)
+        out.append(OpenBlock(index, kind, provider_type, name=name, call_id=call_id))
+        return index
+
+    def _block(
+        self, space: str, data: dict[str, Any], frame: Frame, out: list[Action]
+    ) -> int | None:
+        provider_index = data.get("index")
+        found = self.blocks.get((space, provider_index if type(provider_index) is int else -1))
+        if found is None:
+            out.append(Fail("protocol_error", None, f"frame {frame.index}: {data.get('type')} for "
+                            f"{space} {provider_index!r}, which was never started"))  # fmt: skip
+            return None
+        return found[0]
+
+    def _message_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        response_id = data.get("id")
+        self.response_id = response_id if isinstance(response_id, str) else None
+        out.append(Start(None))
+
+    def _content_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        content = _message(data).get("content")
+        content_type = content.get("type") if isinstance(content, dict) else None
+        rule = CONTENT_KINDS.get(content_type) if isinstance(content_type, str) else None
+        kind, field = rule if rule is not None else ("opaque", "")
+        index = self._open("content", data, kind, str(content_type), out)
+        if kind == "text":
+            self.open_text = index
+        if isinstance(content, dict):
+            text = content.get(field) if field else orjson.dumps(content).decode()
+            if isinstance(text, str) and text:
+                out.append(Delta(index, "json_text" if kind == "opaque" else "text", text))
+
+    def _content_delta(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = self._block("content", data, frame, out)
+        if index is None:
+            return
+        content = _message(data).get("content")
+        if not isinstance(content, dict):
+            out.append(
+                Ignore(f"frame {frame.index}: content-delta without content", "malformed_delta")
+            )
+            return
+        for field in ("text", "thinking"):
+            text = content.get(field)
+            if isinstance(text, str) and text:
+                out.append(Delta(index, "text", text))
+
+    def _content_end(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = self._block("content", data, frame, out)
+        if index is not None:
+            out.append(CloseBlock(index))
+            if index == self.open_text:
+                self.open_text = None
+
+    def _tool_plan(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        text = _message(data).get("tool_plan")
+        if not isinstance(text, str) or not text:
+            return
+        if self.plan is None:
+            self.plan = self._open("tool_plan", data, "reasoning", "tool_plan", out)
+        out.append(Delta(self.plan, "text", text))
+
+    def _tool_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        found = _message(data).get("tool_calls")
+        call: Mapping[str, Any] = found if isinstance(found, dict) else {}
+        named = call.get("function")
+        function: Mapping[str, Any] = named if isinstance(named, dict) else {}
+        name, call_id = function.get("name"), call.get("id")
+        index = self._open(
+            "tool_call",
+            data,
+            "tool_call",
+            "tool_call",
+            out,
+            name=name if isinstance(name, str) else None,
+            call_id=call_id if isinstance(call_id, str) and call_id else None,
+        )
+        self.called_tools = True
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and arguments:
+            out.append(Delta(index, "json_text", arguments))
+
+    def _tool_delta(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = self._block("tool_call", data, frame, out)
+        if index is None:
+            return
+        call = _message(data).get("tool_calls")
+        function = call.get("function") if isinstance(call, dict) else None
+        arguments = function.get("arguments") if isinstance(function, dict) else None
+        if isinstance(arguments, str) and arguments:
+            out.append(Delta(index, "json_text", arguments))
+
+    def _tool_end(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = self._block("tool_call", data, frame, out)
+        if index is not None:
+            out.append(CloseBlock(index))
+
+    def _citation_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        citation = _message(data).get("citations")
+        if self.open_text is not None:
+            out.append(Delta(self.open_text, "citation", "", citation=citation))
+            return
+        index = self._open("citation", data, "opaque", "citation", out)
+        out.append(Delta(index, "json_text", orjson.dumps(citation).decode()))
+
+    def _citation_end(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        provider_index = data.get("index")
+        found = self.blocks.pop(
+            ("citation", provider_index if type(provider_index) is int else -1), None
+        )
+        if found is not None:
+            out.append(CloseBlock(found[0]))
+
+    def _message_end(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        delta = data.get("delta")
+        delta = delta if isinstance(delta, dict) else {}
+        reason = delta.get("finish_reason")
+        failed = FAILED_REASONS.get(reason) if isinstance(reason, str) else None
+        if failed is not None:
+            error = delta.get("error")
+            message = (
+                error if isinstance(error, str) and error else f"Cohere finish_reason {reason}"
+            )
+            status = "interrupted" if failed == "cancelled" else "failed"
+            out.append(Fail(failed, reason, message, status))
+            return
+        usage = delta.get("usage")
+        finish = FINISH_REASONS.get(reason, "other") if isinstance(reason, str) else "other"
+        out.append(
+            Finish(
+                by_content(finish, self.called_tools),
+                reason,
+                usage=normalize_usage(usage) if isinstance(usage, dict) else None,
+                response_id=self.response_id,
+            )
+        )
+
+    def _debug(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        return None  # diagnostics only: kept in the trace
+
+
+def _error(data: Mapping[str, Any]) -> Fail:
+    error = data.get("error")
+    message = data.get("message") if not isinstance(error, dict) else error.get("message")
+    text = message if isinstance(message, str) and message else "Cohere error"
+    code = error.get("type") if isinstance(error, dict) else None
+    return Fail(category_for(code), code, text)
+
+
+#: Events that leave the tool plan open (any other known event ends it; unknown ones do not).
+_PLAN_KEEPS_OPEN: Final = frozenset({"tool-plan-delta", "debug"})
+
+EVENTS: Final[dict[str, Handler]] = {
+    "message-start": CohereAdapter._message_start,
+    "content-start": CohereAdapter._content_start,
+    "content-delta": CohereAdapter._content_delta,
+    "content-end": CohereAdapter._content_end,
+    "tool-plan-delta": CohereAdapter._tool_plan,
+    "tool-call-start": CohereAdapter._tool_start,
+    "tool-call-delta": CohereAdapter._tool_delta,
+    "tool-call-end": CohereAdapter._tool_end,
+    "citation-start": CohereAdapter._citation_start,
+    "citation-end": CohereAdapter._citation_end,
+    "message-end": CohereAdapter._message_end,
+    "debug": CohereAdapter._debug,
+}
+"""Event type → handler (also the event names detection looks for)."""

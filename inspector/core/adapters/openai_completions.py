@@ -1,0 +1,167 @@
+"""OpenAI legacy Completions (``POST /v1/completions``, ``stream: true``) → contract actions.
+
+Also what vLLM, llama.cpp's server, TGI and other OpenAI-compatible servers
+stream for ``/v1/completions``.
+
+Final signals
+-------------
+===============================================  ==========================================
+signal                                           outcome
+===============================================  ==========================================
+a choice's ``finish_reason``, then ``[DONE]``    ``completed``; ``finish_reason`` from
+                                                 :data:`FINISH_REASONS`, usage from the
+                                                 last chunk that carried ``usage``
+``[DONE]`` with no ``finish_reason`` before it   ``completed`` / ``other`` with a warning
+                                                 ``no_finish_reason`` (v1.1, as for Chat)
+a chunk ``{"error": {...}}``                     ``failed``; category from the error
+``finish_reason`` and then the end of the        ``interrupted`` (the end was not proved)
+bytes without ``[DONE]``
+===============================================  ==========================================
+
+Blocks: ``choices[0].text`` is one ``text`` block, opened at the first text
+and closed at its ``finish_reason`` (or ``[DONE]``). Several choices (``n > 1``)
+are not modelled yet: a choice other than 0 is skipped with a warning, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import orjson
+
+from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
+from ..sse import Frame
+from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+
+__all__ = ["DONE", "FINAL_SIGNALS", "FINISH_REASONS", "OpenAICompletionsAdapter"]
+
+#: The data of the frame that proves the end.
+DONE: Final = "[DONE]"
+
+FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
+    "[DONE]": ("completed", "after a finish_reason (without one: other, with a warning)"),
+    "error": ("failed", "category from error.type / error.code"),
+}
+"""Frame → (terminal state, condition). Without ``[DONE]`` the end is ``interrupted``."""
+
+FINISH_REASONS: Final[dict[str, str]] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "content_filter",
+    "eos": "stop",  # TGI
+    "abort": "other",  # vLLM, a request aborted by the server
+}
+"""``finish_reason`` → contract ``finish_reason``; anything else is ``other``."""
+
+#: Chunk fields read only to be ignored.
+IGNORED: Final = frozenset({"id", "object", "created", "system_fingerprint"})
+
+
+def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """Completions usage → the contract's (the raw object kept)."""
+    return {
+        "input_tokens": int_or_none(usage.get("prompt_tokens")),
+        "output_tokens": int_or_none(usage.get("completion_tokens")),
+        "raw": dict(usage),
+    }
+
+
+class OpenAICompletionsAdapter(Adapter):
+    """Legacy Completions chunks to actions; see the module's final-signal table."""
+
+    provider = "openai-completions"
+
+    def __init__(self) -> None:
+        self.started = False
+        self.open = False
+        self.opened = False
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.model: str | None = None
+        self.response_id: str | None = None
+        self.warned_choices = False
+
+    def feed(self, frame: Frame) -> list[Action]:
+        """Map one chunk, or the ``[DONE]`` sentinel."""
+        out: list[Action] = []
+        if frame.data == DONE:
+            self._done(out)
+            return out
+        try:
+            chunk = orjson.loads(frame.data)
+        except orjson.JSONDecodeError as exc:
+            out.append(json_problem(frame, exc))
+            return out
+        if not isinstance(chunk, dict):
+            out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
+            return out
+        if not self.started:
+            self.started = True
+            model = chunk.get("model")
+            self.model = model if isinstance(model, str) and model else None
+            response_id = chunk.get("id")
+            self.response_id = response_id if isinstance(response_id, str) else None
+            out.append(Start(self.model))
+        error = chunk.get("error")
+        if isinstance(error, dict):
+            out.append(fail_from_error_object(error))
+            return out
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = normalize_usage(usage)
+        choices = chunk.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if isinstance(choice, dict):
+                self._choice(choice, frame, out)
+        return out
+
+    def _choice(self, choice: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        if choice.get("index", 0) != 0:
+            if not self.warned_choices:
+                self.warned_choices = True
+                what = "choices other than 0 are not modelled yet; skipped"
+                out.append(Ignore(f"frame {frame.index}: {what}", "several_choices"))
+            return
+        text = choice.get("text")
+        if isinstance(text, str) and text:
+            if not self.opened:
+                self.opened = self.open = True
+                out.append(OpenBlock(0, "text", "text"))
+            out.append(Delta(0, "text", text))
+        reason = choice.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            self.finish_reason = reason
+            self._close(out)
+
+    def _close(self, out: list[Action]) -> None:
+        if self.open:
+            self.open = False
+            out.append(CloseBlock(0))
+
+    def _done(self, out: list[Action]) -> None:
+        if not self.started:
+            self.started = True
+            out.append(Start(None))
+        self._close(out)
+        reason = self.finish_reason
+        if reason is None:
+            out.append(Ignore("[DONE] arrived without any finish_reason", "no_finish_reason"))
+        out.append(
+            Finish(
+                FINISH_REASONS.get(reason, "other") if reason is not None else "other",
+                reason,
+                usage=self.usage,
+                model=self.model,
+                response_id=self.response_id,
+            )
+        )
+
+    def eof_note(self) -> str | None:
+        """Say when a finish_reason came but ``[DONE]`` never did."""
+        if self.finish_reason is not None:
+            return (
+                f"finish_reason {self.finish_reason!r} arrived, but [DONE] never did, "
+                "so the end was not proved"
+            )
+        return None
