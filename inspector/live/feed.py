@@ -97,7 +97,7 @@ def format_size(size: int) -> str:
 
 
 class LiveFeed:
-    """A :class:`~inspector.feed.Feed` over one live streaming request."""
+    """A :class:`~inspector.feeds.Feed` over one live streaming request."""
 
     def __init__(
         self,
