@@ -428,10 +428,15 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _when() -> str:
+    """When the run ended, to the minute (UTC): every table of one run says the same."""
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def render(report: Report) -> str:
     """The results as Markdown."""
     lines = [
-        f"Command: `{report.command}` — {datetime.date.today().isoformat()}, "
+        f"Command: `{report.command}` — {_when()}, "
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.2f} at the end; medians of {report.rounds} "
         "interleaved rounds.",
@@ -439,7 +444,7 @@ def render(report: Report) -> str:
     ]
     if report.runs:
         lines += [
-            f"### Commands on a {report.stream_bytes / MB:.1f} MB OpenAI-Chat stream "
+            f"#### Commands on a {report.stream_bytes / MB:.1f} MB OpenAI-Chat stream "
             f"({report.frames:,} events)",
             "",
             "| command | input | wall s | CPU s | MB/s | peak RSS MB "
@@ -464,7 +469,7 @@ def render(report: Report) -> str:
         lines.append("")
     if report.folder:
         lines += [
-            f"### `inspector check DIR`: {report.folder_files} captures of the four providers, "
+            f"#### `inspector check DIR`: {report.folder_files} captures of the four providers, "
             f"{report.folder_bytes / MB:.1f} MB in all",
             "",
             "| command | wall s | CPU s | MB/s | × `--jobs 1` (wall) |",
@@ -487,7 +492,7 @@ def render(report: Report) -> str:
     if report.memory:
         names = list(report.memory[0].peaks)
         lines += [
-            "### Memory of headless `record` and the proxy against the stream's length",
+            "#### Memory of headless `record` and the proxy against the stream's length",
             "",
             "| stream | " + " | ".join(f"{n.split()[0]} peak RSS MB" for n in names) + " |",
             "|---:|" + "---:|" * len(names),
@@ -501,7 +506,7 @@ def render(report: Report) -> str:
         lines.append("")
     if report.startup:
         lines += [
-            "### Start-up (a 3 KB stream, or `--help`)",
+            "#### Start-up (a 3 KB stream, or `--help`)",
             "",
             "| command | wall ms | CPU ms | peak RSS MB |",
             "|---|---:|---:|---:|",
@@ -514,7 +519,7 @@ def render(report: Report) -> str:
         lines.append("")
     checks = targets(report)
     if checks:
-        lines += ["### Targets (whole processes)", "", "| target | measured | met |"]
+        lines += ["#### Targets (whole processes)", "", "| target | measured | met |"]
         lines += ["|---|---:|:---:|"]
         lines += [f"| {name} | {got} | {'yes' if ok else '**no**'} |" for name, got, ok in checks]
         lines.append("")

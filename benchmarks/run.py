@@ -204,10 +204,15 @@ def _mb(n: float) -> str:
     return f"{n / MB:.1f}"
 
 
+def _when() -> str:
+    """When the run ended, to the minute (UTC): every table of one run says the same."""
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def render(report: Report) -> str:
     """The results as Markdown: what was run, the tables, the targets."""
     lines = [
-        f"Command: `{report.command}` — {datetime.date.today().isoformat()}, "
+        f"Command: `{report.command}` — {_when()}, "
         f"Python {platform.python_version()}, {platform.machine()}, "
         f"{os.cpu_count()} CPUs; medians of {report.repeats} interleaved runs.",
         "",
@@ -215,7 +220,7 @@ def render(report: Report) -> str:
     if report.decoder:
         first = report.decoder[0].results["inspector"]
         lines += [
-            f"### Decoder only ({_mb(first.nbytes)} MB OpenAI-Chat-style stream, "
+            f"#### Decoder only ({_mb(first.nbytes)} MB OpenAI-Chat-style stream, "
             f"{first.events:,} events)",
             "",
             "| line ends | chunks | inspector MB/s | httpx-sse MB/s | plain loop MB/s "
@@ -233,7 +238,7 @@ def render(report: Report) -> str:
         lines.append("")
     if report.pipeline:
         lines += [
-            "### Whole pipeline (decode → JSON → adapter → machine → trace), 4 KiB chunks",
+            "#### Whole pipeline (decode → JSON → adapter → machine → trace), 4 KiB chunks",
             "",
             "| provider | stream MB | SSE events | inspector events/s | inspector MB/s "
             "| openai SDK MB/s | anthropic SDK MB/s "
@@ -261,7 +266,7 @@ def render(report: Report) -> str:
             else "not measured"
         )
         lines += [
-            "### Memory to load a capture (`load_trace`)",
+            "#### Memory to load a capture (`load_trace`)",
             "",
             "| frames | raw SSE bytes | capture file | trace retained | bytes / frame "
             "| retained ÷ raw (≤ 3) | tracemalloc peak | peak RSS growth |",
@@ -273,7 +278,7 @@ def render(report: Report) -> str:
         ]
     checks = targets(report)
     if checks:
-        lines += ["### Targets", "", "| target | measured | met |", "|---|---:|:---:|"]
+        lines += ["#### Targets", "", "| target | measured | met |", "|---|---:|:---:|"]
         lines += [
             f"| {name} | {value} | {'yes' if ok else '**no**'} |" for name, value, ok in checks
         ]

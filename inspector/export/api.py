@@ -58,11 +58,11 @@ def prepare_export(rec: Recording, options: ExportOptions = DEFAULT_OPTIONS) -> 
     difference, or a removed secret found again in an output.
     """
     outputs = Outputs()
-    done = prepare(rec, options, outputs, keep_traces=True, as_received=True)
-    assert done.original is not None and done.exported is not None
-    return PreparedExport(
-        done.names, outputs.data, done.report, done.original, done.exported, done.ledger
+    names, report, ledger, original, exported = prepare(
+        rec, options, outputs, keep_traces=True, as_received=True
     )
+    assert original is not None and exported is not None
+    return PreparedExport(names, outputs.data, report, original, exported, ledger)
 
 
 def export_recording(
@@ -88,14 +88,12 @@ def _export_recording(
     try:
         with write_errors(out):
             with collector_paused():
-                prepared = prepare(rec, options, files, keep_traces=False, consume=consume)
+                names, report, *_ = prepare(rec, options, files, keep_traces=False, consume=consume)
             by_name = files.commit()
     except BaseException:
         files.discard()  # nothing is left behind unless everything verified
         raise
-    return ExportResult(
-        rec.path, {role: by_name[file] for role, file in prepared.names.items()}, prepared.report
-    )
+    return ExportResult(rec.path, {role: by_name[file] for role, file in names.items()}, report)
 
 
 def export_capture(

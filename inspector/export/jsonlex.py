@@ -157,27 +157,26 @@ def lex(data: bytes) -> LexResult:
                     return out
                 pos += len(word)
             expect = _COMMA_OR_CLOSE if stack else _VALUE
-        elif expect in (_KEY, _KEY_OR_CLOSE):
+            continue
+        if expect in (_KEY, _KEY_OR_CLOSE):
             if c == 0x22:
                 body = _STRING_BODY.match(data, pos + 1)
                 end = body.end() if body else pos + 1
                 key = _decode_key(data[pos + 1 : end])
                 pos = _string(data, pos, "key", (*path, key), tokens)
                 expect = _COLON
-            elif c == 0x7D and expect == _KEY_OR_CLOSE:  # } of an empty object
+                continue
+            if c == 0x7D and expect == _KEY_OR_CLOSE:  # } of an empty object
                 stack.pop()
                 pos += 1
                 expect = _COMMA_OR_CLOSE if stack else _VALUE
-            else:
-                out.error = pos
-                return out
+                continue
         elif expect == _COLON:
-            if c != 0x3A:
-                out.error = pos
-                return out
-            path.append(key)
-            expect = _VALUE
-            pos += 1
+            if c == 0x3A:
+                path.append(key)
+                expect = _VALUE
+                pos += 1
+                continue
         else:  # _COMMA_OR_CLOSE
             in_object = stack[-1]
             if c == 0x2C:  # ,
@@ -189,14 +188,16 @@ def lex(data: bytes) -> LexResult:
                     path[-1] = (last if isinstance(last, int) else 0) + 1
                     expect = _VALUE
                 pos += 1
-            elif c == (0x7D if in_object else 0x5D):
+                continue
+            if c == (0x7D if in_object else 0x5D):
                 path.pop()
                 stack.pop()
                 pos += 1
                 expect = _COMMA_OR_CLOSE if stack else _VALUE
-            else:
-                out.error = pos
-                return out
+                continue
+        # Not what the grammar allows here: the lexer stops, and what follows is not JSON.
+        out.error = pos
+        return out
 
 
 def _string(data: bytes, pos: int, kind: str, path: Path, tokens: list[Token]) -> int:

@@ -54,7 +54,11 @@ from .report import build_report
 from .skeleton import EventSummary, summarize
 from .staging import Outputs
 
-__all__ = ["Rendered", "base_name", "prepare"]
+__all__ = ["Prepared", "base_name", "prepare"]
+
+#: What :func:`prepare` gives back: the file names by role, the report, the
+#: ledger, and the original and exported traces (None unless kept).
+Prepared = tuple[dict[str, str], dict[str, Any], Ledger, Trace | None, Trace | None]
 
 #: Events per piece of the events file as it is staged (about 40 KB of lines).
 _EVENT_LINES_BATCH: Final = 256
@@ -68,14 +72,15 @@ def prepare(
     keep_traces: bool,
     consume: bool = False,
     as_received: bool = False,
-) -> Rendered:
+) -> Prepared:
     """Steps 1-3: ``files`` holds the outputs of ``rec``, verified (raises :class:`ExportError`).
 
     Without ``keep_traces`` each trace is freed once read — the original
     before the anonymized one is built, that one before the leak scan — so
     at most one is held at a time. With ``consume`` the caller gives ``rec``
     away: its chunks are dropped once anonymized. Step 4, writing, is the
-    caller's :meth:`~.staging.Outputs.commit`.
+    caller's :meth:`~.staging.Outputs.commit`. Returns the names of the files
+    by role, the report, the ledger, and the two traces when kept.
     """
     plan = _plan(rec, options)
     original = _read(
@@ -91,27 +96,7 @@ def prepare(
     kept = exported if keep_traces else None
     del exported  # all read: the leak scan needs only the files and texts
     _scan_for_leaks(rec, files, ledger, assembled, read_back)
-    return Rendered(plan.names, report, ledger, original.trace, kept)
-
-
-class Rendered:
-    """What :func:`prepare` made besides its files; the traces only when asked to keep them."""
-
-    __slots__ = ("exported", "ledger", "names", "original", "report")
-
-    def __init__(
-        self,
-        names: dict[str, str],
-        report: dict[str, Any],
-        ledger: Ledger,
-        original: Trace | None,
-        exported: Trace | None,
-    ) -> None:
-        self.names = names
-        self.report = report
-        self.ledger = ledger
-        self.original = original
-        self.exported = exported
+    return plan.names, report, ledger, original.trace, kept
 
 
 class _Plan:

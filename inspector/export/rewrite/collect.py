@@ -473,7 +473,9 @@ class _Collector:
         if len(segments.joined_starts) == 1:
             string = String(raw, segments.body_starts[0] + start, treatment)
         else:
-            string = String(raw, -1, treatment, segments, start)
+            string = String(raw, -1, treatment)
+            string.segments = segments
+            string.start = start
         string._units = units
         return string
 

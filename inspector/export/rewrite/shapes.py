@@ -119,7 +119,7 @@ def key_getter(parts: list[bytes]) -> Callable[[list[bytes]], Any]:
 
 
 class Run:
-    """A remembered one-text document (:meth:`.collect._Collector.remember_run`).
+    """A remembered one-text document (:meth:`.collect._Collector._remember_run`).
 
     ``entries``: ``(at, raw, treatment, role, after)`` of each value in order,
     ``raw`` None for the text; ``at`` where it starts, for a value ``after``

@@ -41,19 +41,13 @@ class String:
         "treatment",
     )
 
-    def __init__(
-        self,
-        raw: bytes,
-        base: int,
-        treatment: Treatment,
-        segments: Segments | None = None,
-        start: int = 0,
-    ) -> None:
+    def __init__(self, raw: bytes, base: int, treatment: Treatment) -> None:
         self.raw = raw
         self.base = base
         self.treatment = treatment
-        self.segments = segments
-        self.start = start
+        # Where a string spread over several data lines sits (the lexer's strings only).
+        self.segments: Segments | None = None
+        self.start = 0
         # An empty dict is 64 bytes, and a stream has several strings a frame.
         self._edits: dict[int, bytes] | None = None
         self.blob: bytes | None = None  # the whole new content (simple strings only)
