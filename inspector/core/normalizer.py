@@ -24,7 +24,6 @@ from .sse import (
     Frame,
     FrameColumns,
     FrameDecoder,
-    FrameRun,
     SpanLog,
     columns,
 )
@@ -180,7 +179,7 @@ class Normalizer(Generic[R]):
         last = self._last
         if last is not None and last.end != self._last_end:
             self._extend_last()
-        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
+        if len(items) == 1 and not isinstance(items[0], Frame):  # one run: plain events
             run = items[0]
             run.record(self._span_log)
             self._take(run)
@@ -260,7 +259,7 @@ class Normalizer(Generic[R]):
 
     def _process(self, items: Sequence[Decoded]) -> None:
         """Record decoded frames and hand them to the adapter and the machine."""
-        if len(items) == 1 and type(items[0]) is FrameRun:  # a chunk of plain events
+        if len(items) == 1 and not isinstance(items[0], Frame):  # one run: plain events
             batches: list[FrameColumns] = items  # type: ignore[assignment]
         else:
             batches = columns(items)

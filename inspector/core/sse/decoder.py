@@ -1,5 +1,9 @@
 """Incremental, sans-IO decoder for ``text/event-stream`` bytes.
 
+(One class of ~870 lines, on purpose: the general per-line path and the fast
+paths for whole chunks share the decoder's state byte for byte, and each
+fast path is checked against the general one in tests/test_core_fast_paths.py.)
+
 Theory of operation
 -------------------
 Bytes go in through :meth:`FrameDecoder.feed` in whatever pieces the transport
