@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from inspector.core.adapters import ADAPTERS
 from inspector.core.invariants import check_invariants
 from inspector.session import ProviderUnknown, load_trace
 
@@ -54,15 +55,19 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
 # file -> what "cannot tell" says the body is
 CANNOT_TELL: dict[str, str] = {
     "cohere-v1-command-r.yaml": "it is NDJSON (one JSON document a line: Cohere v1 chat",
-    "vercel-cohere-v2-text.sse": "its frames are Cohere v2 chat",
-    "vercel-cohere-v2-cached-usage.sse": "its frames are Cohere v2 chat",
-    "vercel-cohere-v2-empty-tool-call.sse": "its frames are Cohere v2 chat",
+}
+# Cohere v2: read by the `cohere` adapter once it is registered, else "cannot tell"
+# naming Cohere (never another provider's adapter).
+COHERE_V2: dict[str, str] = {
+    "vercel-cohere-v2-text.sse": "completed (stop)",
+    "vercel-cohere-v2-cached-usage.sse": "completed (length)",
+    "vercel-cohere-v2-empty-tool-call.sse": "completed (tool_calls)",
 }
 
 
 def test_every_file_of_the_set_has_an_expectation_and_a_provenance_row() -> None:
     files = sorted(p.name for p in DIR.iterdir() if p.name != "PROVENANCE.md")
-    assert files == sorted([*EXPECTED, *CANNOT_TELL])
+    assert files == sorted([*EXPECTED, *CANNOT_TELL, *COHERE_V2])
     provenance = (DIR / "PROVENANCE.md").read_text()
     for name in files:
         assert f"| `{name}` |" in provenance, name
@@ -84,6 +89,17 @@ def test_a_protocol_without_an_adapter_is_cannot_tell_with_evidence(name: str) -
     with pytest.raises(ProviderUnknown) as caught:
         load_trace(DIR / name)
     assert CANNOT_TELL[name] in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(COHERE_V2))
+def test_cohere_v2_is_its_adapters_or_cannot_tell_naming_it(name: str) -> None:
+    if "cohere" in ADAPTERS:
+        trace = load_trace(DIR / name)
+        assert check_invariants(trace.events) == []
+        assert (trace.provider, trace.outcome) == ("cohere", COHERE_V2[name])
+        return
+    with pytest.raises(ProviderUnknown, match="its frames are Cohere v2 chat"):
+        load_trace(DIR / name)
 
 
 def done(name: str) -> dict[str, Any]:
