@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..core.trace import Trace
-from ..feed import Feed
+from ..feeds import Feed
 from .app import InspectorApp
 from .keymap import KeymapError, resolve_keymap
 
