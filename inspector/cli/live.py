@@ -10,7 +10,7 @@ from ..terminal import escape_controls
 from .common import EXIT_USAGE, error
 
 if TYPE_CHECKING:
-    from ..feed import Feed
+    from ..feeds import Feed
 
 
 def register(sub: Any) -> None:
