@@ -134,7 +134,8 @@ def _bases(paths: list[str]) -> tuple[list[Any], list[str]]:
         rec = load_recording(path)
         base = base_of(rec, path) if rec.chunks else None
         if base is None:
-            skipped.append(f"{path}: " + (rec.problems[0] if rec.problems else "no provider"))
+            why = rec.problems[0] if rec.problems else "not an SSE stream of a known provider"
+            skipped.append(f"{path}: {why}")
         else:
             bases.append(base)
     return bases, skipped

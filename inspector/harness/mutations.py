@@ -209,8 +209,16 @@ def _pings_in_tool(base: Base, name: str) -> Scenario | None:
     return base.scenario(name, (body,))
 
 
+def _proven_by_eof(base: Base) -> bool:
+    """Whether the end of the bytes itself is the proof (a dialect whose finish reason
+    is final without ``[DONE]``): there is then no final signal to cut before or to
+    hold the connection open after."""
+    proof = _proof_frame(base)
+    return proof is not None and proof < 0
+
+
 def _hold_open(base: Base, name: str) -> Scenario | None:
-    if base.trace.state != "completed":
+    if base.trace.state != "completed" or _proven_by_eof(base):
         return None
     return base.scenario(name, base.chunks, "stall")
 
@@ -223,6 +231,8 @@ def _truncate(position: str, ending: str) -> Make:
         at = positions(base).get(position)
         if base.status >= 400 or at is None:
             return None
+        if at == len(base.body) and ending == "eof":
+            return None  # (EOF after every byte is the capture as recorded)
         return base.scenario(name, _split(base.body[:at], _chunk_ends(base, at)), ending)
 
     return make

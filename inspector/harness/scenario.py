@@ -115,10 +115,21 @@ def _headers(rec: Recording, status: int) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(kept.items()))
 
 
+def _is_sse(rec: Recording) -> bool:
+    """Whether the recording is an event stream (the mutations and drivers speak SSE; an
+    AWS event stream or NDJSON recorded under a provider's name is not one)."""
+    status = rec.status or 200
+    response = (rec.header or {}).get("response")
+    headers = response.get("headers") if isinstance(response, dict) else None
+    kind = {str(k).lower(): str(v) for k, v in (headers or {}).items()}.get("content-type")
+    return status >= 400 or kind is None or "event-stream" in kind
+
+
 def base_of(rec: Recording, path: Path | str | None = None) -> Base | None:
-    """The :class:`Base` of a readable recording, or None when its provider is unknown."""
+    """The :class:`Base` of a readable recording, or None when its provider is unknown or
+    it is not an event stream."""
     provider = guess_provider(rec)
-    if provider is None or not rec.chunks:
+    if provider is None or not rec.chunks or not _is_sse(rec):
         return None
     header = rec.header or {}
     model = header.get("model")

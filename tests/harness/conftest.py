@@ -26,13 +26,14 @@ def base(path: Path) -> Base:
 
 
 def library_bases() -> list[Base]:
-    """Every bundled capture."""
+    """Every bundled capture the harness plays (event streams of a known provider)."""
     paths = sorted(
         p
         for p in LIBRARY.glob("*/*")
         if p.suffix in (".jsonl", ".sse") and not p.name.endswith(".events.jsonl")
     )
-    return [base(p) for p in paths]
+    found = [base_of(load_recording(p), p) for p in paths]
+    return [b for b in found if b is not None]
 
 
 def _chat_chunk(delta: dict, finish: str | None = None) -> bytes:

@@ -84,3 +84,14 @@ BROKEN = Expectation(False, "interrupted", "transport", message="cut")
 )
 def test_verdicts_follow_the_issue_definitions(expected, outcome, verdict):
     assert judge(expected, outcome)[0] == verdict
+
+
+def test_a_binary_event_stream_recorded_under_a_providers_name_is_not_played():
+    from inspector.capture import load_recording
+    from inspector.harness.scenario import base_of
+
+    from .conftest import LIBRARY
+
+    for path in (LIBRARY / "bedrock-invoke").glob("*.jsonl"):
+        if not path.name.endswith(".events.jsonl"):
+            assert base_of(load_recording(path), path) is None, path
