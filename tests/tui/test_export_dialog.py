@@ -37,6 +37,7 @@ from inspector.tui.screens.main import MainScreen
 
 from ..conftest import DATA as TESTS_DATA
 from .helpers import TEXT_THEN_TOOL, app_for, plain
+from .test_keys import help_listing
 
 SIZE = (160, 44)
 PLANTED = TESTS_DATA / "export" / "anthropic-planted.jsonl"
@@ -358,7 +359,7 @@ async def test_the_palette_and_the_help_offer_the_export() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        listing = plain(app.screen.query_one("#help-text", Static))
+        listing = help_listing(app)
         assert "x  Export an anonymized capture, its golden events and a report" in listing
         await pilot.press("escape", "ctrl+p", *"export")
         hits = app.screen.query_one(CommandList)

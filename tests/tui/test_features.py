@@ -18,6 +18,7 @@ from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import EventsList, FramesList, StatusLine
 
 from .helpers import TEXT_THEN_TOOL, UNTRUSTED, VIOLATION, app_for, panes, plain
+from .test_keys import help_listing
 
 SIZE = (200, 50)
 
@@ -129,7 +130,7 @@ async def test_help_lists_every_key_and_a_keymap_rebinds_by_id() -> None:
         assert panes(app.screen).frame_cursor == 1
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        listing = plain(app.screen.query_one("#help-text"))
+        listing = help_listing(app)
         assert "j  Next frame" in listing and "k  Previous frame" in listing
         for description in (
             "Play / pause (recorded timing",

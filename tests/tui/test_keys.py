@@ -38,7 +38,7 @@ def footer_keys(app: InspectorApp) -> list[str]:
 def help_listing(app: InspectorApp) -> str:
     """The help screen's text (the help screen must be open)."""
     assert isinstance(app.screen, HelpScreen)
-    return plain(app.screen.query_one("#help-text"))
+    return "\n".join(plain(column) for column in app.screen.query("#help-text, #help-text-right"))
 
 
 @pytest.mark.parametrize(
@@ -204,3 +204,18 @@ async def test_the_palette_offers_the_new_actions_when_they_apply() -> None:
         await pilot.press("home")
         names = [c.name for c in commands_for(screen)]
         assert "Copy the selection" not in names, "before the first frame there is none"
+
+
+async def test_at_200x50_the_help_is_two_columns_and_needs_no_scrolling() -> None:
+    from textual.containers import VerticalScroll
+
+    app = app_for(TEXT_THEN_TOOL)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        box = app.screen.query_one("#help-box", VerticalScroll)
+        assert box.has_class("-wide")
+        assert box.max_scroll_y == 0, "every key is in view"
+        listing = help_listing(app)
+        for title in ("Stepping", "Jumping", "Search", "Views", "Live", "Export", "App"):
+            assert f"{title}\n" in listing or title == "Live"

@@ -104,3 +104,24 @@ async def test_a_stall_behind_pings_shows_its_countdown_in_the_status_line(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "pings only" not in plain(screen.query_one(StatusLine))
+
+
+def test_in_80_columns_the_countdown_stays_in_its_short_form() -> None:
+    from rich.text import Text
+
+    from inspector.tui.widgets.status import Segment, _short_clock, fit
+
+    clock = "pings only: no progress for 12 s · progress timeout in 18 s"
+    assert _short_clock(clock) == "pings 12 s · ends in 18 s"
+    segments = [
+        Segment(100, Text("● receiving")),
+        Segment(100, Text("frame 9 of 0–9 · event 11 of 11")),
+        Segment(95, Text("◉ live · following"), Text("◉ live")),
+        Segment(97, Text(f"⚠ {clock}"), Text(f"⚠ {_short_clock(clock)}")),
+        Segment(70, Text("violations 0 · rejected 0 · ignored 0")),
+        Segment(20, Text("· rec.jsonl")),
+    ]
+    line = fit(segments, 80).plain
+    assert "⚠ pings 12 s · ends in 18 s" in line and len(line) <= 80
+    wide = fit(segments, 200).plain
+    assert f"⚠ {clock}" in wide and "◉ live · following" in wide

@@ -13,7 +13,7 @@ from typing import ClassVar, Final
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -31,6 +31,10 @@ GROUPS: Final = (
 )
 #: Where bindings without one of our ids go: Textual's own keys, last.
 GENERIC: Final = "Textual"
+#: From this width the help is two columns of groups.
+WIDE_HELP: Final = 160
+LEFT: Final = ["Stepping", "Jumping", "Search", "Live"]
+RIGHT: Final = ["Views", "Export", "App", GENERIC]
 
 _ABOUT = (
     "All four panes show the stream as of one cursor, a frame: stepping back undoes "
@@ -53,8 +57,17 @@ def group_of(binding: Binding) -> str:
     return GENERIC
 
 
-def help_text(bindings: dict[str, ActiveBinding], key_display: dict[str, str]) -> Text:
-    """Each group's keys and what they do, groups in :data:`GROUPS` order, Textual's last."""
+def help_text(
+    bindings: dict[str, ActiveBinding],
+    key_display: dict[str, str],
+    titles: list[str] | None = None,
+    about: bool = True,
+) -> Text:
+    """Each group's keys and what they do, groups in :data:`GROUPS` order, Textual's last.
+
+    ``titles`` keeps only those groups (a column of a wide help); ``about`` adds the
+    paragraph on the cursor and the panes at the end.
+    """
     rows: dict[str, dict[str, tuple[list[str], str]]] = {}
     for key, active in bindings.items():
         binding = active.binding
@@ -70,14 +83,15 @@ def help_text(bindings: dict[str, ActiveBinding], key_display: dict[str, str]) -
             keys.append(display)
     text = Text(end="")
     for title in [title for title, _ in GROUPS] + [GENERIC]:
-        if title not in rows:
+        if title not in rows or (titles is not None and title not in titles):
             continue
         text.append(f"{title}\n", "bold underline")
         for keys, description in rows[title].values():
             text.append(f"{' '.join(keys):>16}  ", "bold cyan")
             text.append(f"{description}\n")
         text.append("\n")
-    text.append(_ABOUT, "dim")
+    if about:
+        text.append(_ABOUT, "dim")
     return text
 
 
@@ -102,7 +116,16 @@ class HelpScreen(ModalScreen[None]):
         }
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Keys"
-            yield Static(help_text(self.bindings, display), id="help-text")
+            if self.app.size.width >= WIDE_HELP:
+                # Two columns: at 200x50 every key fits without scrolling.
+                box.add_class("-wide")
+                with Horizontal():
+                    yield Static(help_text(self.bindings, display, LEFT, about=False),
+                                 id="help-text", classes="help-column")  # fmt: skip
+                    yield Static(help_text(self.bindings, display, RIGHT),
+                                 id="help-text-right", classes="help-column")  # fmt: skip
+            else:
+                yield Static(help_text(self.bindings, display), id="help-text")
 
     def action_close(self) -> None:
         """Back to the main screen."""

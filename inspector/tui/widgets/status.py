@@ -49,6 +49,8 @@ _LIVE_WORDS: Final[dict[str, tuple[str, str]]] = {
 }
 
 _SEP: Final = "  "
+#: Segments from this priority on are shortened (all at once) before one is dropped.
+SHORTEN_FROM: Final = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,8 @@ class Segment:
 
     priority: int
     text: Text
+    #: A shorter form, used (for every segment that has one) before any is dropped.
+    short: Text | None = None
 
 
 def source_label(source: str | None) -> str:
@@ -188,8 +192,18 @@ def status_segments(
         if clock is not None and live in ("connecting", "waiting"):
             words = f"{words} {clock}"
         add(Segment(95, Text(words, style, end="")))
+        waiting = live in ("connecting", "waiting")
+        short = Text(_short_clock(words) if waiting else "◉ live", style, end="")
+        out[-1] = Segment(95, out[-1].text, short)
         if clock is not None and live in ("following", "live"):
-            add(Segment(96, Text(f"⚠ {clock}", "bold yellow", end="")))
+            # Above the live words: in a narrow terminal the countdown is what matters.
+            add(
+                Segment(
+                    97,
+                    Text(f"⚠ {clock}", "bold yellow", end=""),
+                    Text(f"⚠ {_short_clock(clock)}", "bold yellow", end=""),
+                )
+            )
     playing = _playing(player, rate)
     if playing is not None:
         add(Segment(90, playing))
@@ -213,13 +227,34 @@ def status_segments(
     return out
 
 
+def _short_clock(words: str) -> str:
+    """The live clock's words in a narrow terminal: ``pings 12 s · ends in 108 s``."""
+    for long, short in _CLOCK_SHORT:
+        words = words.replace(long, short)
+    return words
+
+
+_CLOCK_SHORT: Final = (
+    ("pings only: no progress for ", "pings "),
+    ("nothing received for ", "silent "),
+    (" · progress timeout in ", " · ends in "),
+    (" · gives up in ", " · ends in "),
+    (" · no progress timeout", ""),
+)
+
+
 def fit(segments: Sequence[Segment], width: int | None) -> Text:
-    """The segments on one line of ``width`` cells, dropping the least important first."""
+    """The segments on one line of ``width`` cells.
+
+    The least important are dropped first; before one from :data:`SHORTEN_FROM`
+    on would go, every segment with a short form takes it.
+    """
     kept = list(segments)
     if width is not None and width > 0:
         budget = width - 1  # the leading space
         order = sorted(range(len(kept)), key=lambda i: kept[i].priority)
         dropped: set[int] = set()
+        shortened = False
 
         def length() -> int:
             parts = [s.text.cell_len for i, s in enumerate(kept) if i not in dropped]
@@ -228,6 +263,13 @@ def fit(segments: Sequence[Segment], width: int | None) -> Text:
         for i in order:
             if length() <= budget or kept[i].priority >= 100:
                 break
+            if kept[i].priority >= SHORTEN_FROM and not shortened:
+                # Before any of the important segments goes, every one that has a
+                # short form takes it.
+                shortened = True
+                kept = [Segment(s.priority, s.short or s.text) for s in kept]
+                if length() <= budget:
+                    break
             dropped.add(i)
         kept = [s for i, s in enumerate(kept) if i not in dropped]
     line = Text(" ", end="", no_wrap=True, overflow="ellipsis")
