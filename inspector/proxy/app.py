@@ -193,6 +193,11 @@ class _RelayResponse(StreamingResponse):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            if not self.settings.stopping():
+                raise
+            # The proxy is stopping and uvicorn cancels what is still streaming: the
+            # flow ends "cancelled" below; no traceback for an expected shutdown.
         finally:
             with anyio.CancelScope(shield=True):
                 await self.upstream.aclose()

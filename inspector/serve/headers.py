@@ -30,7 +30,7 @@ CONTENT_TYPES: Final = frozenset({"text/event-stream", "application/json", "text
 REPLAYED: Final = frozenset({"retry-after", "retry-after-ms", "request-id", "x-request-id"})
 _REPLAYED_PREFIXES: Final = ("x-ratelimit-", "anthropic-ratelimit-", "openai-")
 #: A replayed value: a short run of visible ASCII without separators a header could abuse.
-_SAFE_VALUE: Final = re.compile(r"[A-Za-z0-9 ._:/+=,-]{0,256}")
+_SAFE_VALUE: Final = re.compile(r"[A-Za-z0-9 ._:/+=,%-]{0,256}")
 #: On every response: no sniffing an SSE body into HTML, and a page that still
 #: renders one runs no script, loads nothing and cannot be framed.
 SAFETY: Final[dict[str, str]] = {

@@ -216,15 +216,15 @@ def echo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReplayServ
     root = tmp_path_factory.mktemp("echo")
     headers = {
         "content-type": "text/event-stream",
-        "x-debug": KEY,
-        "x-debug-url": quote(KEY, safe=""),
-        "x-debug-b64": base64.b64encode(KEY.encode()).decode(),
+        "openai-debug": KEY,  # a header serve replays (an openai- one)
+        "openai-debug-url": quote(KEY, safe=""),
+        "openai-debug-b64": base64.b64encode(KEY.encode()).decode(),
     }
     _write_capture(root / "echo.jsonl", 200, headers, _echoing_stream())
     message = f"Incorrect API key provided: {KEY}. And {quote(KEY, safe='')} \u001b[31m"
     body = orjson.dumps({"error": {"message": message, "type": "invalid"}})
     _write_capture(root / "unauthorized.jsonl", 401, {"content-type": "application/json",
-                                                       "x-echo": KEY}, [body])  # fmt: skip
+                                                       "openai-echo": KEY}, [body])  # fmt: skip
     server = ReplayServer(load_catalog([root]), speed=0)
     with server:
         yield server
@@ -258,9 +258,9 @@ def test_a_key_echoed_in_headers_data_and_comments_is_never_written_or_printed(
     _assert_no_key_in(capture.read_bytes(), result.stdout, result.stderr)
     rec = load_recording(capture)
     assert rec.header is not None
-    assert rec.header["response"]["headers"]["x-debug"] == "[redacted]"
+    assert rec.header["response"]["headers"]["openai-debug"] == "[redacted]"
     # Base64's last character also holds bits of what follows: it may stay.
-    assert rec.header["response"]["headers"]["x-debug-b64"].startswith("[redacted]")
+    assert rec.header["response"]["headers"]["openai-debug-b64"].startswith("[redacted]")
     body = rec.body
     _assert_no_key_in(body)
     # Every spelling was replaced in place, the rest of the stream is intact.
@@ -299,7 +299,7 @@ def test_a_key_echoed_in_an_error_body_is_replaced_and_the_message_escaped(
     assert "\x1b" not in result.stderr and "\\x1b[31m" in result.stderr
     assert "Traceback" not in result.stderr
     _assert_no_key_in(capture.read_bytes(), result.stdout, result.stderr)
-    assert load_recording(capture).header["response"]["headers"]["x-echo"] == "[redacted]"
+    assert load_recording(capture).header["response"]["headers"]["openai-echo"] == "[redacted]"
 
 
 def test_credentials_in_the_base_url_are_not_recorded_or_printed(
