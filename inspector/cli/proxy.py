@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..net.limits import PROXY_LIMITS, add_front_arguments, limits_from_args
+from ..net.limits import PROXY_LIMITS
 from ..terminal import escape_controls, safe_path
 from .common import EXIT_OK, EXIT_USAGE, error, port_number, positive_size
+from .front_options import add_front_arguments, limits_from_args
 
 DEFAULT_PORT = 8790
 DEFAULT_DIRECTORY = "proxy-captures"

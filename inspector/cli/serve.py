@@ -6,9 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..net.limits import SERVE_LIMITS, add_front_arguments, limits_from_args
+from ..net.limits import SERVE_LIMITS
 from ..terminal import escape_controls
 from .common import EXIT_OK, EXIT_USAGE, error, port_number
+from .front_options import add_front_arguments, limits_from_args
 
 
 def _speed(text: str) -> float:

@@ -4,7 +4,8 @@ Every client of a local server is untrusted: another program, or a web page
 in the user's browser. The front bounds what any of them can make the server
 hold or wait for, and refuses what a browser sends on another site's behalf:
 
-* :mod:`.limits` — one table of limits (:class:`FrontLimits`), each a CLI option;
+* :mod:`.limits` — one table of limits (:class:`FrontLimits`), each a CLI option
+  (built by :mod:`inspector.cli.front_options`);
 * :mod:`.protocol` — uvicorn's h11 protocol with a deadline for request headers,
   the connection registry (for resets) and ``TCP_NODELAY``;
 * :mod:`.guard` — the ``Host`` check (DNS rebinding) and the ``Origin`` /
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .body import BodyBudget, BodyRefused, read_body
     from .guard import FrontGuard, allowed_hosts, allowed_origin, host_name
-    from .limits import FrontLimits, add_front_arguments, limits_from_args
+    from .limits import FrontLimits
     from .offload import off_loop, parse_json
     from .protocol import Connections, front_protocol, kernel_unsent
     from .server import uvicorn_settings
@@ -34,8 +35,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "BodyBudget": "body", "BodyRefused": "body", "read_body": "body",
     "FrontGuard": "guard", "allowed_hosts": "guard", "allowed_origin": "guard",
-    "host_name": "guard", "FrontLimits": "limits", "add_front_arguments": "limits",
-    "limits_from_args": "limits", "off_loop": "offload", "parse_json": "offload",
+    "host_name": "guard", "FrontLimits": "limits", "off_loop": "offload", "parse_json": "offload",
     "Connections": "protocol", "front_protocol": "protocol", "kernel_unsent": "protocol",
     "uvicorn_settings": "server",
 }  # fmt: skip
@@ -46,13 +46,11 @@ __all__ = [
     "Connections",
     "FrontGuard",
     "FrontLimits",
-    "add_front_arguments",
     "allowed_hosts",
     "allowed_origin",
     "front_protocol",
     "host_name",
     "kernel_unsent",
-    "limits_from_args",
     "off_loop",
     "parse_json",
     "read_body",

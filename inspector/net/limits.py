@@ -1,4 +1,7 @@
-"""The front's limits: one table, the defaults of both servers, and their CLI options.
+"""The front's limits: one table, the defaults of both servers, and their options' names.
+
+The options themselves are built by :mod:`inspector.cli.front_options` (the CLI
+layer sits above this one).
 
 Each limit bounds one thing a client controls — how slowly it sends headers
 or a body, how many connections it opens, how large a request it sends, how
@@ -9,12 +12,10 @@ client sees when it hits each one.
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass, fields, replace
-from typing import Any, Final
+from dataclasses import dataclass, fields
+from typing import Final
 
-__all__ = ["FRONT_OPTIONS", "PROXY_LIMITS", "SERVE_LIMITS", "FrontLimits", "add_front_arguments",
-           "limits_from_args"]  # fmt: skip
+__all__ = ["FRONT_OPTIONS", "KIB", "MIB", "PROXY_LIMITS", "SERVE_LIMITS", "FrontLimits"]
 
 KIB: Final = 1024
 MIB: Final = 1024 * 1024
@@ -70,56 +71,3 @@ FRONT_OPTIONS: Final[dict[str, tuple[str, str, str]]] = {
                     "request-body bytes held at once over all connections (503 beyond)"),
     "max_json": ("--max-json", "size", "parse request JSON only up to SIZE"),
 }  # fmt: skip
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < 86400:
-        raise argparse.ArgumentTypeError(f"expected seconds above 0, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or int(text) == 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number above 0, got {text!r}")
-    return int(text)
-
-
-def _shown(kind: str, value: float) -> str:
-    if kind == "size":
-        for unit, size in (("M", MIB), ("K", KIB)):
-            if value >= size and not value % size:
-                return f"{int(value // size)}{unit}"
-    return f"{value:g}"
-
-
-def add_front_arguments(parser: argparse.ArgumentParser, defaults: FrontLimits) -> None:
-    """Add one option per limit to ``parser``, with ``defaults`` shown in the help."""
-    from ..cli.common import positive_size
-
-    kinds: dict[str, Any] = {"seconds": _seconds, "count": _count, "size": positive_size}
-    metavars = {"seconds": "S", "count": "N", "size": "SIZE"}
-    group = parser.add_argument_group("limits on clients (see docs/security.md)")
-    for name, (option, kind, text) in FRONT_OPTIONS.items():
-        default = getattr(defaults, name)
-        group.add_argument(
-            option,
-            dest=f"front_{name}",
-            type=kinds[kind],
-            default=None,
-            metavar=metavars[kind],
-            help=f"{text} (default {_shown(kind, default)})",
-        )
-
-
-def limits_from_args(args: argparse.Namespace, defaults: FrontLimits) -> FrontLimits:
-    """The limits the options asked for, the rest from ``defaults``."""
-    given = {
-        name: getattr(args, f"front_{name}")
-        for name in FRONT_OPTIONS
-        if getattr(args, f"front_{name}", None) is not None
-    }
-    return replace(defaults, **given)
