@@ -12,7 +12,7 @@ from inspector.export.leaks import needles, scan_outputs
 from inspector.export.mask import mask_char, mask_json_text, mask_number
 from inspector.export.pseudonyms import Pseudonymizer, signature_placeholder
 from inspector.export.rules import Treatment, classify, stream_key
-from inspector.export.secrets import find_secrets, header_rule, placeholder
+from inspector.redact.shapes import find_secrets, header_rule, placeholder
 
 
 def masked_json(text: str) -> str:

@@ -725,7 +725,7 @@ def _prepare(
     del summary
     if not keep_traces:
         exported = None  # all read: the leak scan needs only the files and texts
-    leaks = scan_outputs(files, ledger.secrets, assembled, read_back)
+    leaks = scan_outputs(files, ledger.secrets, assembled, read_back, digests=ledger.digests)
     del read_back
     if leaks:
         raise ExportError(

@@ -86,7 +86,7 @@ def build_report(
             "skeleton": "identical",
             "chunking": "identical",
             "leak_scan": {
-                "secrets": len(ledger.secrets),
+                "secrets": len(ledger.secrets) + sum(map(len, ledger.digests)),
                 "files": scanned_files,
                 "forms": ["as is", "JSON-escaped", "URL-encoded", "base64"],
                 "decoded": [

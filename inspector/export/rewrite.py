@@ -40,6 +40,7 @@ from typing import Any, Final
 
 import orjson
 
+from ..redact.shapes import placeholder
 from .decoded import find_encoded_secrets
 from .jsonlex import ESC, Units, decode_raw, decode_units, lex, render_unit
 from .ledger import Context
@@ -53,7 +54,6 @@ from .rules import (
     key_reads_text,
     stream_key,
 )
-from .secrets import placeholder
 
 __all__ = ["RewriteError", "data_values", "rewrite_body", "rewrite_owned"]
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import zlib
 from typing import Final
+
+from ..encodings import BodyTooLarge, EncodingError, decode_body
 
 __all__ = [
     "MAX_BODY",
@@ -29,9 +30,6 @@ MAX_BODY: Final = 64 * 1024 * 1024
 #: can make a small file describe an exponentially large tree.
 MAX_NODES: Final = 1_000_000
 
-_STEP: Final = 1024 * 1024
-
-
 class BodyError(ValueError):
     """A body that cannot be decoded within the bounds; the message says why."""
 
@@ -48,43 +46,19 @@ def b64decode_bounded(text: str | bytes, limit: int = MAX_BODY) -> bytes:
         raise BodyError(f"a body is not valid base64 ({exc})") from exc
 
 
-def _inflate(data: bytes, wbits: int, name: str, limit: int) -> bytes:
-    decoder = zlib.decompressobj(wbits)
-    out = bytearray()
-    pending = data
-    try:
-        while pending:
-            out += decoder.decompress(pending, _STEP)
-            if len(out) > limit:
-                raise BodyError(
-                    f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported"
-                )
-            pending = decoder.unconsumed_tail
-            if decoder.eof:
-                break
-        out += decoder.flush()
-    except zlib.error as exc:
-        raise BodyError(f"the body is not valid {name} ({exc})") from exc
-    if len(out) > limit:
-        raise BodyError(f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported")
-    return bytes(out)
-
-
-# Content-Encoding -> zlib window bits (gzip header, zlib header or raw deflate).
-_ENCODINGS: Final = {"gzip": 31, "x-gzip": 31, "deflate": 15}
-
-
 def decode_content(data: bytes, encodings: list[str], limit: int = MAX_BODY) -> bytes:
-    """Undo ``Content-Encoding`` (applied in order, so undone in reverse)."""
-    for encoding in reversed([e.strip().lower() for e in encodings if e.strip()]):
-        if encoding == "identity":
-            continue
-        wbits = _ENCODINGS.get(encoding)
-        if wbits is None:
-            raise BodyError(f"content-encoding {encoding!r} is not supported (gzip, deflate)")
-        if encoding == "deflate" and data[:1] not in (b"\x78", b"\x58", b"\x08", b"\x68"):
-            wbits = -15  # raw deflate, which some servers send for "deflate"
-        data = _inflate(data, wbits, encoding, limit)
-    if len(data) > limit:
-        raise BodyError(f"a body larger than {limit // (1024 * 1024)} MiB; not imported")
-    return data
+    """Undo ``Content-Encoding`` (applied in order, so undone in reverse), within ``limit``.
+
+    Every coding :mod:`inspector.encodings` knows (gzip, x-gzip, deflate, br,
+    zstd, stacked); any other is refused: its bytes may hide a secret.
+    """
+    try:
+        decoded = decode_body(data, ", ".join(encodings), limit)
+    except BodyTooLarge:
+        name = ", ".join(e.strip().lower() for e in encodings if e.strip())
+        raise BodyError(
+            f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported"
+        ) from None
+    except EncodingError as exc:
+        raise BodyError(f"{exc}; not imported") from None
+    return decoded

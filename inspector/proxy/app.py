@@ -38,10 +38,11 @@ from starlette.types import Receive, Scope, Send
 
 from ..core.trace import TransportEnd
 from ..live.transport import transport_end
+from ..redact import SecretSet
 from ..serve.app import HostCheck, allowed_hosts
 from .connections import ClientConnections, break_connection, reset_now
 from .flow import Flow, FlowRequest
-from .headers import request_headers, request_secrets, response_headers
+from .headers import request_headers, response_headers
 from .log import FlowLog
 from .routes import model_of, resolve, upstream_url
 
@@ -115,9 +116,9 @@ class _RelayResponse(StreamingResponse):
     """
 
     def __init__(self, body: AsyncIterator[bytes], upstream: httpx.Response, flow: Flow,
-                 settings: ProxySettings, decoded: bool) -> None:  # fmt: skip
+                 settings: ProxySettings) -> None:  # fmt: skip
         super().__init__(body, status_code=upstream.status_code)
-        self.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
+        self.raw_headers = response_headers(upstream.headers.raw)
         self.upstream = upstream
         self.flow = flow
         self.settings = settings
@@ -143,13 +144,11 @@ def create_app(
     conns = connections if connections is not None else ClientConnections()
 
     async def relay(
-        upstream: httpx.Response, flow: Flow, url: str, peer: Peer, decoded: bool
+        upstream: httpx.Response, flow: Flow, url: str, peer: Peer
     ) -> AsyncIterator[bytes]:
         try:
-            # The body as sent (raw), unless the upstream compressed it despite
-            # accept-encoding: identity; then decoded.
-            pieces = upstream.aiter_bytes() if decoded else upstream.aiter_raw()
-            async for data in pieces:
+            # The body as sent (raw, matching its headers); the flow decodes its copy.
+            async for data in upstream.aiter_raw():
                 time = flow.now()
                 try:
                     yield data  # to the app first…
@@ -185,7 +184,7 @@ def create_app(
             FlowRequest(request.method, path, query, as_sent, body, url),
             route,
             model_of(route, body),
-            request_secrets(request.headers.items(), query),
+            SecretSet.for_request(url=url, headers=request.headers.items(), body=body),
         )
         return flow, outgoing
 
@@ -232,14 +231,14 @@ def create_app(
         upstream = await send_upstream(outgoing, flow, peer)
         if isinstance(upstream, Response):
             return upstream
-        decoded = upstream.headers.get("content-encoding", "identity").lower() != "identity"
         flow.response(
             upstream.status_code,
             upstream.http_version,
             {k.lower(): v for k, v in upstream.headers.items()},
+            set_cookies=upstream.headers.get_list("set-cookie"),
         )
-        body_stream = relay(upstream, flow, str(outgoing.url), peer, decoded)
-        return _RelayResponse(body_stream, upstream, flow, settings, decoded)
+        body_stream = relay(upstream, flow, str(outgoing.url), peer)
+        return _RelayResponse(body_stream, upstream, flow, settings)
 
     # The replay server's guard: a Host that is not this machine is a 421 (DNS rebinding).
     guard = Middleware(HostCheck, allowed=allowed_hosts(settings.listen_host))

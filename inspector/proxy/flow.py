@@ -36,7 +36,6 @@ directory keeps history from the start (there is nothing to rebuild from).
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -51,32 +50,23 @@ from ..capture import CaptureWriter, UnreadableInput, read_recording
 from ..core.bounded import BoundedTrace, EventCounter
 from ..core.normalizer import Normalizer
 from ..core.trace import Trace, TransportEnd
+from ..encodings import EncodingError, StreamDecoder
 from ..live.feed import MAX_ERROR_BODY
-from ..live.scrub import SecretScrubber
-from ..live.secrets import redact_headers, redact_url
+from ..redact import SecretSet, redact_headers, redact_url
 from .recording import capture_name, create_capture_file, rewrite_header
 from .routes import Route
 
-__all__ = ["Flow", "FlowRequest", "is_event_stream", "scrubber_for"]
+__all__ = ["Flow", "FlowRequest", "is_event_stream"]
 
 Notify = Callable[[], None]
 
+#: The most bytes one recorded body may decode to (a compression bomb stops there).
+MAX_DECODED: Final = 1 << 30
 #: What the state column says before the terminal state is known.
 WAITING: Final = "waiting"
 STREAMING: Final = "streaming"
 #: A response that was forwarded without being recorded.
 PASSED: Final = "passed"
-
-
-@functools.lru_cache(maxsize=64)
-def _prototype(secrets: tuple[str, ...]) -> SecretScrubber:
-    return SecretScrubber(secrets)
-
-
-def scrubber_for(secrets: tuple[str, ...]) -> SecretScrubber:
-    """A fresh scrubber for these secrets: an app sends the same key with every
-    request, so each exchange gets :meth:`~SecretScrubber.fresh` of a cached one."""
-    return _prototype(secrets).fresh()
 
 
 def is_event_stream(headers: Mapping[str, str]) -> bool:
@@ -119,7 +109,7 @@ class Flow:
         route: Route,
         model: str | None,
         *,
-        secrets_seen: Iterable[str],
+        secrets_seen: SecretSet | Iterable[str],
         directory: Path | None,
     ) -> None:
         self.number = number
@@ -127,9 +117,17 @@ class Flow:
         #: The path only: a query may carry a key.
         self.path = request.path
         self.provider = route.provider
-        self.model = model
+        #: This exchange's credentials (its own: nothing is shared between exchanges).
+        self.secrets = (
+            secrets_seen
+            if isinstance(secrets_seen, SecretSet)
+            else SecretSet(("secret", value) for value in secrets_seen)
+        )
+        # A key sent as the model never names a file or reaches a line.
+        self.model = self.secrets.clean(model) if model else model
         self.directory = directory
-        self.scrubber = scrubber_for(tuple(secrets_seen))
+        self.scrubber = self.secrets.scrubber()
+        self._decoder: StreamDecoder | None = None
         self.started_at = datetime.now(UTC)
         self.status: int | None = None
         #: Body bytes forwarded to the app.
@@ -144,7 +142,7 @@ class Flow:
         self.description = f"proxy · #{number} · {request.method} {self.path}"
         headers = {k.lower(): v for k, v in request.headers}
         self.exchange: dict[str, Any] = {
-            "request": self.scrubber.scrub_value(
+            "request": self.secrets.clean_value(
                 {
                     "method": request.method,
                     "url": redact_url(request.upstream),
@@ -250,16 +248,30 @@ class Flow:
         """The request is about to go upstream: t = 0."""
         self._t0 = time.perf_counter()
 
-    def response(self, status: int, http_version: str, headers: Mapping[str, str]) -> None:
-        """The upstream's status and headers arrived (``headers`` lower-case)."""
+    def response(
+        self,
+        status: int,
+        http_version: str,
+        headers: Mapping[str, str],
+        set_cookies: Iterable[str] = (),
+    ) -> None:
+        """The upstream's status and headers arrived (``headers`` lower-case;
+        ``set_cookies``: every ``Set-Cookie`` value, which a mapping holds one of)."""
         self.status = status
         self._timing("headers")
-        self.exchange["response"] = self.scrubber.scrub_value(
+        # What the upstream sets is a secret from now on (no body byte is held yet).
+        before = len(self.secrets)
+        cookies = [("set-cookie", value) for value in set_cookies]
+        self.secrets.add_response_headers([*headers.items(), *cookies])
+        if len(self.secrets) != before:
+            self.scrubber = self.secrets.scrubber()
+        self.exchange["response"] = self.secrets.clean_value(
             {"status": status, "http_version": http_version, "headers": redact_headers(headers)}
         )
         if self.provider is not None and (status >= 400 or is_event_stream(headers)):
             self._open()
             self.state = STREAMING
+            self._decode_as(headers.get("content-encoding"))
         else:
             self.state = PASSED
         self._notify()
@@ -270,7 +282,7 @@ class Flow:
         self._timing("first_byte", time_)
         self.exchange["timings"]["last_byte"] = round(time_, 6)
         if self.normalizer is not None:
-            self._record(time_, self.scrubber.feed(data))
+            self._record(time_, self.scrubber.feed(self._decoded(data)))
         self._notify()
 
     def finish(self, end: TransportEnd) -> None:
@@ -283,7 +295,8 @@ class Flow:
             self._open()  # no response at all: the capture still says what happened
         normalizer = self.normalizer
         if normalizer is not None:
-            self._record(self.duration, self.scrubber.flush())
+            rest = self._decoded(b"", end=True)
+            self._record(self.duration, self.scrubber.feed(rest) + self.scrubber.flush())
             if self.status is not None and self.status >= 400 and not normalizer.finished:
                 normalizer.fail_http(self.status, b"".join(self._error_body))
             if normalizer.finished:
@@ -402,7 +415,38 @@ class Flow:
     def _scrubbed(self, text: str | None) -> str | None:
         if text is None:
             return None
-        return self.scrubber.scrub_text(text)
+        return self.secrets.clean(text)
+
+    def _decode_as(self, content_encoding: str | None) -> None:
+        """Record the body decoded; a coding we cannot undo is not recorded at all."""
+        try:
+            self._decoder = StreamDecoder(content_encoding, limit=MAX_DECODED)
+        except EncodingError as exc:
+            self._not_recordable(exc)
+
+    def _decoded(self, data: bytes, *, end: bool = False) -> bytes:
+        """The recorded copy of a body piece: decoded (the app got the bytes as sent)."""
+        decoder = self._decoder
+        if decoder is None or not decoder.active:
+            return data
+        try:
+            return decoder.flush() if end else decoder.decode(data)
+        except EncodingError as exc:
+            self._not_recordable(exc)
+            return b""
+
+    def _not_recordable(self, exc: EncodingError) -> None:
+        """Compressed bytes may hide a secret: never recorded as they are. The
+        capture ends here, saying why; the app still gets every byte."""
+        why = f"{exc}; the body was forwarded to the app but not recorded"
+        self._decoder = None
+        self.problem = why
+        normalizer, self.normalizer = self.normalizer, None
+        end = TransportEnd("cancelled", self.now(), why)
+        if normalizer is not None and not normalizer.finished:
+            normalizer.finish(end)
+            self.state = normalizer.trace.outcome
+        self._close(end)
 
     def _notify(self) -> None:
         for listener in tuple(self._listeners):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
+from ..redact import SecretSet
 from ..terminal import escape_controls, safe_path
 from .flow import Flow, FlowRequest
 from .routes import Route
@@ -41,7 +42,11 @@ class FlowLog:
         self._watchers.append(watcher)
 
     def begin(
-        self, request: FlowRequest, route: Route, model: str | None, secrets: Iterable[str]
+        self,
+        request: FlowRequest,
+        route: Route,
+        model: str | None,
+        secrets: SecretSet | Iterable[str],
     ) -> Flow:
         """A new exchange."""
         self.count += 1

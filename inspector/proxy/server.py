@@ -19,10 +19,11 @@ import httpx
 import uvicorn
 
 from ..core.trace import TransportEnd
-from ..live.secrets import is_loopback_url
+from ..live.keys import is_loopback_url
 from ..serve.runner import bind, start_in_thread
 from .app import ProxySettings, create_app
 from .connections import ClientConnections, registering_protocol
+from .headers import no_cookie_jar
 from .log import FlowLog
 
 __all__ = ["ProxyServer", "upstream_client"]
@@ -49,6 +50,7 @@ def upstream_client(settings: ProxySettings) -> httpx.AsyncClient:
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
         trust_env=not loopback,
         follow_redirects=False,
+        cookies=no_cookie_jar(),  # no state shared between exchanges or apps
     )
     for name in list(client.headers):
         del client.headers[name]
