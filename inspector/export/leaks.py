@@ -56,6 +56,8 @@ _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 # one over the command's fixed mmap threshold (128 KiB, .allocator) would be a
 # fresh mapping faulted in page by page (7,300 faults per 30 MB text).
 _NEEDLE_WINDOW: Final = 1 << 16
+# Line breaks as they are or JSON-escaped, removed to join MIME-wrapped base64.
+_LINE_BREAKS: Final = re.compile(r"\r?\n|(?:\\r)?\\n")
 # What bytes.splitlines() breaks a line at.
 _LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
@@ -118,6 +120,9 @@ def needles(secret: str) -> list[tuple[str, bytes]]:
         forms.setdefault(text.encode("utf-8", "surrogatepass"), form)
     for encoded in _base64_forms(raw):
         forms.setdefault(encoded, "base64")
+    # Echoed upper- or lower-cased (a server that normalizes case).
+    for folded in (secret.lower(), secret.upper()):
+        forms.setdefault(folded.encode("utf-8", "surrogatepass"), "case-folded")
     return [(form, needle) for needle, form in forms.items()]
 
 
@@ -242,6 +247,9 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
         yield f"{form}, unescaped x{depth}", text
     if unescaped and _PERCENT.search(text):
         yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
+    if "\n" in text:
+        # MIME wraps base64 every 76 characters: the lines joined again.
+        yield f"{form}, line breaks removed", _LINE_BREAKS.sub("", text)
 
 
 def _read_capture_haystacks(parts: ReadCapture) -> Iterator[tuple[str, str]]:
@@ -356,9 +364,7 @@ def _pattern_leak(name: str, hay: str, where: str) -> Leak | None:
     return None
 
 
-def _digest_leak(
-    name: str, hay: str, where: str, digests: Sequence[DigestMatcher]
-) -> Leak | None:
+def _digest_leak(name: str, hay: str, where: str, digests: Sequence[DigestMatcher]) -> Leak | None:
     for matcher in digests:
         found = matcher.find(hay)
         if found is not None:

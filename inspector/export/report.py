@@ -88,7 +88,7 @@ def build_report(
             "leak_scan": {
                 "secrets": len(ledger.secrets) + sum(map(len, ledger.digests)),
                 "files": scanned_files,
-                "forms": ["as is", "JSON-escaped", "URL-encoded", "base64"],
+                "forms": ["as is", "JSON-escaped", "URL-encoded", "base64", "case-folded"],
                 "decoded": [
                     "escapes undone x3",
                     "percent-decoded",

@@ -20,8 +20,6 @@ import http.cookiejar
 from collections.abc import Sequence
 from typing import Any, Final
 
-import httpx
-
 __all__ = ["HOP_BY_HOP", "RawHeaders", "no_cookie_jar", "request_headers", "response_headers"]
 
 RawHeaders = Sequence[tuple[bytes, bytes]]
@@ -66,6 +64,10 @@ class _NoCookies(http.cookiejar.CookieJar):
         return None
 
 
-def no_cookie_jar() -> httpx.Cookies:
-    """Cookies for the upstream client that never remember a ``Set-Cookie``."""
-    return httpx.Cookies(_NoCookies())
+def no_cookie_jar() -> http.cookiejar.CookieJar:
+    """A jar for the upstream client that never remembers a ``Set-Cookie``.
+
+    (Given as a jar, not as ``httpx.Cookies``: httpx copies the cookies of
+    one of those into a fresh, ordinary jar.)
+    """
+    return _NoCookies()
