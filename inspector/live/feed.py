@@ -323,7 +323,8 @@ class LiveFeed:
 
     def _undecodable(self, exc: EncodingError) -> TransportEnd:
         why = f"{exc}; the body is not recorded (compressed bytes may hide a secret)"
-        return TransportEnd("cancelled", self._now(), why)
+        # Not the user's cancel (exit 130): the stream could not be taken as it came.
+        return TransportEnd("reset", self._now(), why)
 
     # -- per chunk -----------------------------------------------------------
 

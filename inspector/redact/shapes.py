@@ -94,7 +94,7 @@ SECRET_RULES: Final[tuple[SecretRule, ...]] = (
     _rule("private-key-cut",
           r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----"
           r"(?:\s*+[A-Za-z][A-Za-z\-]*+: [^\r\n]*+)*+\s*+[A-Za-z0-9+/=]{16,}+"
-          r"(?:\s*+[A-Za-z0-9+/=]++)*+",
+          r"(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/=]++)*+",
           "PRIVATE KEY"),
     _rule("anthropic-key",  r"sk-ant-[A-Za-z0-9_\-]{20,}",                  "sk-"),
     _rule("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{20,}",                   "sk-"),
