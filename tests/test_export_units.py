@@ -311,7 +311,7 @@ def test_fragments_of_one_tool_call_share_a_stream_key_and_parallel_calls_do_not
 
 def test_needles_include_json_url_and_base64_forms() -> None:
     forms = {form for form, _ in needles("a/b c+d@e.org-sécret")}
-    assert forms == {"as is", "JSON-escaped", "URL-encoded", "base64"}
+    assert forms == {"as is", "JSON-escaped", "URL-encoded", "base64", "case-folded"}
 
 
 @pytest.mark.parametrize("prefix", [b"", b"x", b"xy", b"xyz"])
