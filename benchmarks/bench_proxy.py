@@ -46,7 +46,7 @@ from pathlib import Path
 import httpx
 import orjson
 
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 
 from .servers import started
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import httpx
 
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 
 from .servers import started
 from .streams import chunked, stream_of_size

@@ -188,7 +188,8 @@ def adversarial(seed: int = 0) -> Iterator[tuple[str, str]]:
 
 def check(old_secrets: types.ModuleType, old_decoded: types.ModuleType, size: int) -> int:
     """Compare old and new on the corpus and the adversarial texts; how many differ."""
-    from inspector.export import decoded, secrets
+    from inspector.export import decoded
+    from inspector.redact import shapes as secrets
 
     differ = 0
     checked = 0
@@ -217,7 +218,7 @@ def load_old(checkout: Path) -> tuple[types.ModuleType, types.ModuleType]:
         package = types.ModuleType(name)
         package.__path__ = [str(path)]  # a namespace: its __init__ (all of export) not run
         sys.modules[name] = package
-    secrets = importlib.import_module("_old_inspector.export.secrets")
+    secrets = importlib.import_module("_old_inspector.redact.shapes")
     decoded = importlib.import_module("_old_inspector.export.decoded")
     return secrets, decoded
 
@@ -228,7 +229,8 @@ def _spans(found: list[Any]) -> list[tuple[Any, ...]]:
 
 def main(argv: list[str] | None = None) -> None:
     """Time old and new on every text; print a table of medians."""
-    from inspector.export import decoded, secrets
+    from inspector.export import decoded
+    from inspector.redact import shapes as secrets
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", type=Path, required=True, help="checkout of the old code")

@@ -25,7 +25,8 @@ import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.capture import CaptureWriter, load_recording
+from inspector.capture import load_recording
+from inspector.capture_writer import CaptureWriter
 from inspector.session import load_trace
 
 from .peak import PEAK_KIB_SOURCE

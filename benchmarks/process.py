@@ -46,7 +46,8 @@ from pathlib import Path
 
 import orjson
 
-from inspector.capture import CAPTURE_FORMAT, CAPTURE_VERSION, chunk_record
+from inspector.capture import CAPTURE_FORMAT, CAPTURE_VERSION
+from inspector.capture_writer import chunk_record
 
 from .bench_record_memory import FLAT, Code, MemoryRow
 from .bench_record_memory import measure as measure_memory

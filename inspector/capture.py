@@ -65,10 +65,8 @@ __all__ = [
     "CAPTURE_VERSION",
     "MAX_INPUT_BYTES",
     "STDIN",
-    "CaptureWriter",
     "Recording",
     "UnreadableInput",
-    "chunk_record",
     "input_name",
     "load_recording",
     "open_regular_file",
@@ -434,8 +432,3 @@ def _read_end(rec: Recording, record: dict[str, Any]) -> str | None:
 
 
 _RECORD_READERS: Final = {"chunk": _read_chunk, "end": _read_end}
-
-
-# The writer lives in its own module (one writer for every command); its names stay
-# importable from here. Imported last: it reads this module's bounds when it writes.
-from .capture_writer import CaptureWriter, chunk_record  # noqa: E402

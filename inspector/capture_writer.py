@@ -39,6 +39,10 @@ from typing import IO, Any, Final
 
 import orjson
 
+from . import capture
+from .capture import CAPTURE_FORMAT, CAPTURE_VERSION
+from .core import sse
+
 __all__ = [
     "CaptureWriter",
     "FileLimits",
@@ -78,9 +82,6 @@ class FileLimits:
 
 def file_limits() -> FileLimits:
     """The reader's bounds, read now (tests lower them on :mod:`inspector.capture`)."""
-    from . import capture
-    from .core import sse
-
     return FileLimits(
         header_line=capture.MAX_HEADER_LINE,
         record_line=capture.MAX_RECORD_LINE,
@@ -136,8 +137,6 @@ def end_line(reason: str, time: float | None, error: str | None = None) -> bytes
 
 
 def _header_record(header: dict[str, Any]) -> dict[str, Any]:
-    from .capture import CAPTURE_FORMAT, CAPTURE_VERSION
-
     record: dict[str, Any] = {"type": "header", "format": CAPTURE_FORMAT}
     record["version"] = CAPTURE_VERSION
     record.update({k: v for k, v in header.items() if k not in ("type", "format", "version")})

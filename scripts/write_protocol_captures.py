@@ -23,7 +23,8 @@ from typing import Any
 
 import orjson
 
-from inspector.capture import CaptureWriter, read_recording
+from inspector.capture import read_recording
+from inspector.capture_writer import CaptureWriter
 from inspector.core.framing.eventstream import EventStreamDecoder, encode_message
 from inspector.core.sse import FrameDecoder
 

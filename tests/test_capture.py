@@ -7,7 +7,8 @@ from pathlib import Path
 
 import orjson
 
-from inspector.capture import CaptureWriter, load_recording, parse_recording
+from inspector.capture import load_recording, parse_recording
+from inspector.capture_writer import CaptureWriter
 from inspector.core.trace import TransportEnd
 from inspector.session import load_trace
 

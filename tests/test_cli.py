@@ -66,7 +66,7 @@ def test_events_prints_the_whole_normalized_sequence_with_contract_fields() -> N
 
 
 def test_events_on_a_capture_equals_events_on_its_raw_body(tmp_path: Path) -> None:
-    from inspector.capture import CaptureWriter
+    from inspector.capture_writer import CaptureWriter
 
     raw = (CHAT / "openai-text-usage.sse").read_bytes()
     path = tmp_path / "c.jsonl"

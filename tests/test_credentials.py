@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.credentials import is_secret_header
-from inspector.export.secrets import header_rule
-from inspector.live.secrets import REDACTED, redact_headers
+from inspector.redact import REDACTED, redact_headers
+from inspector.redact.names import is_secret_header
+from inspector.redact.shapes import header_rule
 
 from .security.test_export_headers import CREDENTIAL_HEADERS, READABLE_HEADERS
 

@@ -19,7 +19,7 @@ from inspector.capture import Recording, parse_recording
 from inspector.core.trace import TransportEnd
 from inspector.export import ExportOptions, prepare_export
 from inspector.export.mask import mask_char
-from inspector.export.secrets import find_secrets
+from inspector.redact.shapes import find_secrets
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from inspector.export import secrets
-from inspector.export.secrets import find_secrets
+from inspector.redact import shapes as secrets
+from inspector.redact.shapes import find_secrets
 
 LITERALS = sorted(lit.decode() for lit in {*secrets._CASED_LONG, *secrets._CASED_SHORT})
 WINDOW = secrets._TEXT_WINDOW

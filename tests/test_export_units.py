@@ -12,7 +12,7 @@ from inspector.export.leaks import needles, scan_outputs
 from inspector.export.mask import mask_char, mask_json_text, mask_number
 from inspector.export.pseudonyms import Pseudonymizer, signature_placeholder
 from inspector.export.rules import Treatment, classify, stream_key
-from inspector.export.secrets import find_secrets, header_rule, placeholder
+from inspector.redact.shapes import find_secrets, header_rule, placeholder
 
 
 def masked_json(text: str) -> str:
@@ -311,7 +311,7 @@ def test_fragments_of_one_tool_call_share_a_stream_key_and_parallel_calls_do_not
 
 def test_needles_include_json_url_and_base64_forms() -> None:
     forms = {form for form, _ in needles("a/b c+d@e.org-sécret")}
-    assert forms == {"as is", "JSON-escaped", "URL-encoded", "base64"}
+    assert forms == {"as is", "JSON-escaped", "URL-encoded", "base64", "case-folded"}
 
 
 @pytest.mark.parametrize("prefix", [b"", b"x", b"xy", b"xyz"])
@@ -356,7 +356,7 @@ def test_a_leak_report_never_contains_the_secret() -> None:
 
 
 def test_capture_lines_write_each_chunk_as_chunk_record_does_with_the_exact_time() -> None:
-    from inspector.capture import chunk_record
+    from inspector.capture_writer import chunk_record
     from inspector.core.trace import TransportEnd
     from inspector.export.capture_file import render_capture
     from inspector.inputs import Recording
@@ -375,7 +375,7 @@ def test_capture_lines_write_each_chunk_as_chunk_record_does_with_the_exact_time
 def test_capture_pieces_stay_small_whatever_the_chunks_and_write_the_same_lines() -> None:
     # Large chunks come a few at a time: a piece (and the chunks held for it) is
     # bounded by bytes, not only by a count of chunks.
-    from inspector.capture import chunk_record
+    from inspector.capture_writer import chunk_record
     from inspector.export.capture_file import _CAPTURE_BATCH_BYTES, capture_pieces
 
     big = [(i * 0.5, b"data: " + b"x" * 60_000 + b"\n\n") for i in range(40)]

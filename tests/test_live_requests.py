@@ -8,17 +8,11 @@ from pathlib import Path
 import orjson
 import pytest
 
+from inspector.live.keys import MissingKey, is_loopback_url, resolve_key
 from inspector.live.options import UsageError, add_live_arguments, feed_from_args, parse_header
 from inspector.live.providers import RequestError, build_request, join_url, tools_for
-from inspector.live.scrub import SecretScrubber
-from inspector.live.secrets import (
-    REDACTED,
-    MissingKey,
-    is_loopback_url,
-    redact_headers,
-    redact_url,
-    resolve_key,
-)
+from inspector.redact import REDACTED, redact_headers, redact_url
+from inspector.redact.spellings import SecretScrubber
 
 from .test_live_helpers import SECRET
 

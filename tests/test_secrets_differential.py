@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.export import secrets
 from inspector.export.decoded import find_encoded_secrets
-from inspector.export.secrets import ALL_RULES, SecretMatch, SecretRule, find_secrets
+from inspector.redact import shapes as secrets
+from inspector.redact.shapes import ALL_RULES, SecretMatch, SecretRule, find_secrets
 
 
 def _reference_matches(rule: SecretRule, text: str, low: bytes) -> Iterator[re.Match[str]]:

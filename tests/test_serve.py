@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 from inspector.serve import ReplayServer, load_catalog
 
 from .test_live_helpers import CHAT, body_of, serving

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import inspector.session as session
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 from inspector.core.trace import Trace
 from inspector.session import load_trace
 

@@ -90,8 +90,11 @@ def say(text: object) -> None:
 
 
 def error(message: object) -> None:
-    """Print a message for the user on stderr, escaped, prefixed with the tool's name."""
-    print(f"inspector: {escape_controls(message)}", file=sys.stderr)
+    """Print a message for the user on stderr, escaped, prefixed with the tool's name;
+    a credential in it (a URL's password, a key's shape) is shown masked."""
+    from ..redact.messages import clean_message  # the secret rules load only for a message
+
+    print(f"inspector: {escape_controls(clean_message(str(message)))}", file=sys.stderr)
 
 
 def open_trace(

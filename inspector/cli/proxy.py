@@ -138,9 +138,10 @@ def run(args: argparse.Namespace) -> int:
         error(problem)
         return EXIT_USAGE
     # The server stack loads only now: `inspector --help` stays quick.
-    from ..live.secrets import is_loopback_url
+    from ..live.keys import is_loopback_url
     from ..proxy import FlowLog, ProxyServer, ProxySettings, flow_line
     from ..proxy.app import DEFAULT_MAX_RATIO, DEFAULT_MAX_RECORD
+    from ..redact import redact_url
 
     settings = ProxySettings(
         listen_host=args.host,
@@ -164,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     if not is_loopback_url(f"http://{shown}"):
         _say(f"warning: listening on {escape_controls(args.host)}, reachable from other machines")
-    upstream = escape_controls(settings.upstream) if settings.upstream else "each provider's API"
+    shown_upstream = redact_url(settings.upstream) if settings.upstream else None
+    upstream = escape_controls(shown_upstream) if shown_upstream else "each provider's API"
     if not args.headless:
         from ..tui.screens.flows import ProxyApp  # Textual loads only for the TUI
 

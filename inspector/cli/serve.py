@@ -60,7 +60,7 @@ def _log(line: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl+C; exit 2 when there is nothing to serve or the port is taken."""
-    from ..live.secrets import is_loopback_url
+    from ..live.keys import is_loopback_url
     from ..serve.catalog import ENDPOINTS, load_catalog
     from ..serve.runner import ReplayServer
 

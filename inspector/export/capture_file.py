@@ -14,7 +14,7 @@ from typing import IO, Any, Final
 
 import orjson
 
-from ..capture import chunk_record
+from ..capture_writer import chunk_record
 from ..core.trace import TransportEnd
 from ..inputs import Recording
 

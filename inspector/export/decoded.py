@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from .secrets import ALL_RULES, SecretRule, find_secrets
+from ..redact.shapes import ALL_RULES, SecretRule, find_secrets
 
 __all__ = ["MAX_DEPTH", "EncodedSecret", "decoded_views", "find_encoded_secrets"]
 

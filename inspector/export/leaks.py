@@ -17,8 +17,11 @@ undone escapes as well); and the texts the caller assembles from the
 normalized stream (every block's deltas joined, so a key cut across
 fragments, frames or chunks is whole again).
 
+3. every value an earlier step (import) removed and recorded by keyed hash
+   in the capture header (:class:`~inspector.redact.digests.DigestMatcher`).
+
 A hit names the file, the rule and the form; the value only masked: its
-first four characters and its length (:func:`masked_preview`).
+kind, its length and at most its last two characters (:func:`masked_preview`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import codecs
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote
@@ -36,8 +39,10 @@ from urllib.parse import quote, quote_plus, unquote
 import orjson
 from ahocorasick_rs import AhoCorasick
 
+from ..redact.digests import DigestMatcher
+from ..redact.masked import masked
+from ..redact.shapes import find_secrets
 from ..terminal import escape_controls
-from .secrets import find_secrets
 
 __all__ = ["UNESCAPE_DEPTH", "Leak", "ReadCapture", "masked_preview", "needles", "scan_outputs"]
 
@@ -51,15 +56,15 @@ _PERCENT: Final = re.compile(r"%[0-9A-Fa-f]{2}")
 # one over the command's fixed mmap threshold (128 KiB, .allocator) would be a
 # fresh mapping faulted in page by page (7,300 faults per 30 MB text).
 _NEEDLE_WINDOW: Final = 1 << 16
+# Line breaks as they are or JSON-escaped, removed to join MIME-wrapped base64.
+_LINE_BREAKS: Final = re.compile(r"\r?\n|(?:\\r)?\\n")
 # What bytes.splitlines() breaks a line at.
 _LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
 
-def masked_preview(value: str) -> str:
-    """A secret as a message may show it: at most its first 4 characters, and its length."""
-    if len(value) < 16:
-        return f"({len(value)} chars)"
-    return f"'{escape_controls(value[:4])}…' ({len(value)} chars)"
+def masked_preview(value: str, kind: str = "secret") -> str:
+    """A secret as a message may show it (:func:`inspector.redact.masked`)."""
+    return masked(value, kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,9 @@ def needles(secret: str) -> list[tuple[str, bytes]]:
         forms.setdefault(text.encode("utf-8", "surrogatepass"), form)
     for encoded in _base64_forms(raw):
         forms.setdefault(encoded, "base64")
+    # Echoed upper- or lower-cased (a server that normalizes case).
+    for folded in (secret.lower(), secret.upper()):
+        forms.setdefault(folded.encode("utf-8", "surrogatepass"), "case-folded")
     return [(form, needle) for needle, form in forms.items()]
 
 
@@ -239,6 +247,9 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
         yield f"{form}, unescaped x{depth}", text
     if unescaped and _PERCENT.search(text):
         yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
+    if "\n" in text:
+        # MIME wraps base64 every 76 characters: the lines joined again.
+        yield f"{form}, line breaks removed", _LINE_BREAKS.sub("", text)
 
 
 def _read_capture_haystacks(parts: ReadCapture) -> Iterator[tuple[str, str]]:
@@ -334,7 +345,7 @@ class _Needles:
                 found = needle in hay
             if found:
                 label = form if where == "as is" else f"{form}, in the {where}"
-                return Leak(name, rule, label, masked_preview(secret))
+                return Leak(name, rule, label, masked_preview(secret, rule))
         return None
 
 
@@ -348,7 +359,18 @@ def _utf8(text: str) -> bool:
 
 def _pattern_leak(name: str, hay: str, where: str) -> Leak | None:
     for match in find_secrets(hay):
-        return Leak(name, match.rule, where, masked_preview(hay[match.start : match.end]), True)
+        value = hay[match.start : match.end]
+        return Leak(name, match.rule, where, masked_preview(value, match.rule), True)
+    return None
+
+
+def _digest_leak(name: str, hay: str, where: str, digests: Sequence[DigestMatcher]) -> Leak | None:
+    for matcher in digests:
+        found = matcher.find(hay)
+        if found is not None:
+            kind, length = found
+            label = f"{where}, known by its hash"
+            return Leak(name, kind, label, f"[{escape_controls(kind)}, {length} chars]")
     return None
 
 
@@ -370,6 +392,8 @@ def scan_outputs(
     secrets: Mapping[str, str],
     assembled: Iterable[tuple[str, str]] = (),
     read: Mapping[str, ReadCapture] | None = None,
+    *,
+    digests: Sequence[DigestMatcher] = (),
 ) -> list[Leak]:
     """Where a secret is still in the outputs: at most one :class:`Leak` per file.
 
@@ -381,13 +405,18 @@ def scan_outputs(
     that the caller has already read back, whole and undamaged, with the
     capture reader: their records and chunks (:class:`ReadCapture`, exactly
     what parsing the file here would give) are scanned rather than the file
-    being parsed again.
+    being parsed again. ``digests``: values removed before the export (by
+    import), known by their keyed hashes.
     """
     removed = _Needles(secrets)
     leaks: list[Leak] = []
     for name, haystacks in _sources(files, assembled, read or {}):
         for where, hay in haystacks:
-            leak = removed.leak(name, hay, where) or _pattern_leak(name, hay, where)
+            leak = (
+                removed.leak(name, hay, where)
+                or _pattern_leak(name, hay, where)
+                or _digest_leak(name, hay, where, digests)
+            )
             del hay  # let go of before the next decoding is made
             if leak is not None:
                 leaks.append(leak)

@@ -11,8 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..redact.digests import DigestMatcher
+from ..redact.shapes import is_placeholder
 from .pseudonyms import Pseudonymizer
-from .secrets import is_placeholder
 
 __all__ = ["MIN_SCANNED_SECRET", "Context", "Ledger"]
 
@@ -32,6 +33,8 @@ class Ledger:
     kept_headers: set[str] = field(default_factory=set)
     # value -> rule; for the leak scan only, never reported.
     secrets: dict[str, str] = field(default_factory=dict)
+    # What an earlier step (import) removed, known by keyed hash: for the leak scan.
+    digests: list[DigestMatcher] = field(default_factory=list)
 
     def remove(self, rule: str, value: str) -> None:
         """Count a removed secret and remember it for the leak scan.

@@ -310,7 +310,7 @@ def _scan_for_leaks(
     read_back: dict[str, ReadCapture],
 ) -> None:
     """Step 3, last: every output scanned for every secret removed; a hit refuses the export."""
-    leaks = scan_outputs(files, ledger.secrets, assembled, read_back)
+    leaks = scan_outputs(files, ledger.secrets, assembled, read_back, digests=ledger.digests)
     if leaks:
         raise ExportError(
             f"{safe_path(rec.path)}: a secret would still be in the output "

@@ -19,8 +19,8 @@ import string
 from typing import Final
 
 from ..core.digest import blake2b  # hashlib's BLAKE2b, without loading OpenSSL
+from ..redact.shapes import find_secrets
 from .mask import mask_char
-from .secrets import find_secrets
 
 __all__ = ["SIGNATURE_FILL", "Pseudonymizer", "signature_placeholder"]
 

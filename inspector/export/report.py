@@ -86,9 +86,9 @@ def build_report(
             "skeleton": "identical",
             "chunking": "identical",
             "leak_scan": {
-                "secrets": len(ledger.secrets),
+                "secrets": len(ledger.secrets) + sum(map(len, ledger.digests)),
                 "files": scanned_files,
-                "forms": ["as is", "JSON-escaped", "URL-encoded", "base64"],
+                "forms": ["as is", "JSON-escaped", "URL-encoded", "base64", "case-folded"],
                 "decoded": [
                     "escapes undone x3",
                     "percent-decoded",

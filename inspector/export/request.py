@@ -3,7 +3,7 @@
 The header is one JSON line, not part of the timed stream, so its values may
 change length. What happens to it:
 
-* headers named in :mod:`.secrets` (``authorization``, ``x-api-key``,
+* credential headers (:mod:`inspector.redact.names`) (``authorization``, ``x-api-key``,
   ``cookie``…) → ``"[redacted]"``; client addresses too; request ids →
   pseudonyms;
 * the URL loses its user-info and its secret query parameters (``key=``…);
@@ -24,16 +24,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 
-from .decoded import find_encoded_secrets
-from .ledger import MIN_SCANNED_SECRET, Context
-from .pseudonyms import signature_placeholder
-from .rules import ARGUMENT_OBJECT_KEYS, OPAQUE_KEYS, is_id_key
-from .secrets import (
-    SECRET_QUERY_PARAMS,
+from ..redact.digests import DigestMatcher
+from ..redact.names import is_credential_name
+from ..redact.shapes import (
     header_rule,
     is_placeholder,
     placeholder,
 )
+from .decoded import find_encoded_secrets
+from .ledger import MIN_SCANNED_SECRET, Context
+from .pseudonyms import signature_placeholder
+from .rules import ARGUMENT_OBJECT_KEYS, OPAQUE_KEYS, is_id_key
 
 __all__ = [
     "PROMPT_FIELDS",
@@ -93,7 +94,7 @@ def scrub_url(url: str, ctx: Context) -> str:
         pairs = parse_qsl(query, keep_blank_values=True)
         kept = []
         for name, value in pairs:
-            if name.lower() in SECRET_QUERY_PARAMS:
+            if is_credential_name(name):
                 ctx.ledger.remove(f"query:{name.lower()}", value)
             else:
                 kept.append((name, value))
@@ -201,6 +202,10 @@ def _body(body: Any, ctx: Context) -> Any:
 
 def anonymize_header(header: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     """A new header record with nothing secret or private left in it."""
+    # What import removed (kept as keyed hashes) is looked for again by the leak scan.
+    earlier = DigestMatcher.from_header(header)
+    if earlier is not None:
+        ctx.ledger.digests.append(earlier)
     out: dict[str, Any] = {}
     for key, value in header.items():
         if key == "request" and isinstance(value, Mapping):

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from ..capture import CaptureWriter, Recording
+from ..capture import Recording
+from ..capture_writer import CaptureWriter
 from ..serve.faults import frame_ends
 from .scenario import ENDINGS, Scenario
 

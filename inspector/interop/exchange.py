@@ -294,9 +294,8 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     interactions the file holds, ``path`` what the recording is called in
     messages.
     """
-    # Imported here so that loading this module costs little: the redaction
-    # rules are live mode's (one place decides what a secret header is).
-    from ..live.secrets import redact_headers, redact_url
+    # Imported here so that loading this module costs little.
+    from ..redact.imported import redact_recording
 
     if ex.problem is not None:
         raise BodyError(ex.problem)
@@ -350,11 +349,11 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     header["recorded_at"] = _recorded_at(ex)
     header["request"] = {
         "method": ex.method,
-        "url": redact_url(ex.url),
-        "headers": redact_headers(ex.request_headers),
+        "url": ex.url,
+        "headers": dict(ex.request_headers),
         "body": request_body,
     }
-    header["response"] = {"status": ex.status, "headers": redact_headers(ex.response_headers)}
+    header["response"] = {"status": ex.status, "headers": dict(ex.response_headers)}
     if ex.timings:
         header["timings"] = dict(ex.timings)
     header["timed"] = ex.chunks is not None
@@ -365,4 +364,5 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     else:
         chunks = [(0.0, body)] if body else []
         end_time = 0.0
+    header, chunks = redact_recording(ex, header, chunks)
     return Recording(path, "capture", header, chunks, TransportEnd("eof", end_time))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import zlib
 from typing import Final
+
+from ..encodings import BodyTooLarge, DamagedBody, EncodingError, StreamDecoder
 
 __all__ = [
     "MAX_BODY",
@@ -38,7 +39,7 @@ MAX_EXPANDED_NODES: Final = 4_000_000
 MAX_EXPANDED_CHARS: Final = MAX_FILE
 #: The most decoded body bytes (gzip, deflate, base64) one file may produce in all.
 MAX_DECODED_PER_FILE: Final = 512 * 1024 * 1024
-
+#: Compressed bytes handed to the decoder at a time (what decoded stays on damage).
 _STEP: Final = 1024 * 1024
 
 
@@ -79,51 +80,6 @@ class DecodeBudget:
             )
 
 
-def _inflate(data: bytes, wbits: int, name: str, limit: int, damage: list[str] | None) -> bytes:
-    decoder = zlib.decompressobj(wbits)
-    out = bytearray()
-    pending = data
-    while pending and not decoder.eof:
-        saved = decoder.copy()
-        try:
-            out += decoder.decompress(pending, _STEP)
-        except zlib.error as exc:
-            if damage is None:
-                raise BodyError(f"the body is not valid {name} ({exc})") from exc
-            # Keep every byte that decoded before the damage: the piece it is in is
-            # fed again from a copy of the decoder, a byte at a time.
-            decoder = saved
-            for index in range(len(pending)):
-                try:
-                    out += decoder.decompress(pending[index : index + 1])
-                except zlib.error:
-                    break
-                if len(out) > limit:
-                    break
-            if not out:
-                raise BodyError(f"the body is not valid {name} ({exc})") from exc
-            damage.append(
-                f"{name} damaged after {len(out)} decoded bytes ({exc}); the rest is lost"
-            )
-            return bytes(out[: limit + 1])
-        if len(out) > limit:
-            raise BodyError(
-                f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported"
-            )
-        pending = decoder.unconsumed_tail
-    if decoder.eof:
-        out += decoder.flush()
-    elif damage is not None:
-        damage.append(f"{name} data cut short after {len(out)} decoded bytes; the rest is lost")
-    if len(out) > limit:
-        raise BodyError(f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported")
-    return bytes(out)
-
-
-# Content-Encoding -> zlib window bits (gzip header, zlib header or raw deflate).
-_ENCODINGS: Final = {"gzip": 31, "x-gzip": 31, "deflate": 15}
-
-
 def decode_content(
     data: bytes,
     encodings: list[str],
@@ -132,24 +88,34 @@ def decode_content(
     damage: list[str] | None = None,
     budget: DecodeBudget | None = None,
 ) -> bytes:
-    """Undo ``Content-Encoding`` (applied in order, so undone in reverse).
+    """Undo ``Content-Encoding`` (applied in order, so undone in reverse), within ``limit``.
 
-    With ``damage``, compressed data that breaks off or is damaged part way
-    keeps what decoded before it, and a line saying where is appended to
-    ``damage``; without, it raises :class:`BodyError`. ``budget`` counts the
-    decoded bytes against the whole file's.
+    Every coding :mod:`inspector.encodings` knows (gzip, x-gzip, deflate, br,
+    zstd, stacked); any other is refused: its bytes may hide a secret. With
+    ``damage``, compressed data that breaks off or is damaged part way keeps
+    what decoded before it, and a line saying where is appended to ``damage``;
+    without, it raises :class:`BodyError`. ``budget`` counts the decoded bytes
+    against the whole file's.
     """
-    for encoding in reversed([e.strip().lower() for e in encodings if e.strip()]):
-        if encoding == "identity":
-            continue
-        wbits = _ENCODINGS.get(encoding)
-        if wbits is None:
-            raise BodyError(f"content-encoding {encoding!r} is not supported (gzip, deflate)")
-        if encoding == "deflate" and data[:1] not in (b"\x78", b"\x58", b"\x08", b"\x68"):
-            wbits = -15  # raw deflate, which some servers send for "deflate"
-        data = _inflate(data, wbits, encoding, limit, damage)
-        if budget is not None:
-            budget.take(len(data))
-    if len(data) > limit:
-        raise BodyError(f"a body larger than {limit // (1024 * 1024)} MiB; not imported")
-    return data
+    name = ", ".join(e.strip().lower() for e in encodings if e.strip())
+    try:
+        decoder = StreamDecoder(", ".join(encodings), limit)
+    except EncodingError as exc:
+        raise BodyError(f"{exc}; not imported") from None
+    out = bytearray()
+    try:
+        for at in range(0, len(data), _STEP):
+            out += decoder.decode(data[at : at + _STEP])
+        out += decoder.flush()
+    except BodyTooLarge:
+        raise BodyError(
+            f"the {name} body expands past {limit // (1024 * 1024)} MiB; not imported"
+        ) from None
+    except DamagedBody as exc:
+        out += exc.partial
+        if damage is None or not out:
+            raise BodyError(f"{exc}; not imported") from None
+        damage.append(f"{exc}; the rest is lost")
+    if budget is not None:
+        budget.take(len(out))
+    return bytes(out)

@@ -1,9 +1,10 @@
 """Live mode: streaming requests to real providers, normalized and recorded as they arrive.
 
-``providers`` builds each provider's request (one table), ``secrets`` keeps
-keys out of everything written, ``transport`` maps httpx failures to how a
-stream ended, ``feed`` is the :class:`LiveFeed` a view or the headless
-recorder runs, ``recorder`` writes the capture. See ``docs/live.md``.
+``providers`` builds each provider's request (one table), ``keys`` finds the
+key (:mod:`inspector.redact` keeps it out of everything written),
+``transport`` maps httpx failures to how a stream ended, ``feed`` is the
+:class:`LiveFeed` a view or the headless recorder runs, ``recorder`` writes
+the capture. See ``docs/live.md``.
 """
 
 from __future__ import annotations

@@ -35,8 +35,9 @@ trace (progress, the first content's time, an error body) never needs history.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -47,11 +48,11 @@ import orjson
 from ..core.normalizer import Normalizer
 from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
-from ..credentials import is_secret_header
+from ..encodings import EncodingError, StreamDecoder
+from ..redact import SecretSet, redact_headers, redact_url
+from .keys import is_loopback_url
 from .providers import LiveRequest
 from .recorder import CaptureSink
-from .scrub import SecretScrubber
-from .secrets import is_loopback_url, redact_headers, redact_url, url_secrets
 from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
 from .transport import make_client, transport_end
 
@@ -76,16 +77,17 @@ _NOT_PROGRESS: Final = frozenset({"stream.heartbeat", "stream.warning"})
 Notify = Callable[[], None]
 
 
-def _request_secrets(request: LiveRequest, api_key: str | None) -> tuple[str, ...]:
-    """Every secret the request carries: the key, each secret header's value, and
-    the URL's credentials (userinfo, ``key=``-like query parameters)."""
-    found: list[str] = [api_key] if api_key else []
-    for name, value in request.headers.items():
-        if is_secret_header(name) and value.strip():
-            found.append(value)
-            found.append(value.split()[-1])  # "Bearer sk-…" -> also "sk-…" alone
-    found += url_secrets(request.url)
-    return tuple(found)
+def request_secret_set(request: LiveRequest, api_key: str | None) -> SecretSet:
+    """Every secret the request carries: the key, the keys in the environment,
+    each credential header's value (Basic credentials and cookies taken apart),
+    the URL's userinfo and credential query values, credential fields of the body."""
+    return SecretSet.for_request(
+        url=request.url,
+        headers=request.headers,
+        body=request.body,
+        api_key=api_key,
+        environ=os.environ,
+    )
 
 
 def format_size(size: int) -> str:
@@ -117,13 +119,14 @@ class LiveFeed:
         self.max_bytes = max_bytes or None
         #: Whether the stream was stopped by :attr:`max_bytes`.
         self.capped = False
-        self.received = 0  # bytes from the network, before scrubbing
+        self.received = 0  # bytes of the body, decoded, before scrubbing
         self.after_terminal_grace = after_terminal_grace
         self.transport_timeout = transport_timeout
         self.progress_timeout = progress_timeout or None  # 0 turns the clock off
         # Everything written or shown passes through it: the key never leaves
         # this object, whatever encoding a server echoes it in.
-        self.scrubber = SecretScrubber(_request_secrets(request, api_key))
+        self.secrets = request_secret_set(request, api_key)
+        self.scrubber = self.secrets.scrubber()
         self.sink = CaptureSink(capture)
         safe_url = self._safe(redact_url(request.url))
         self.exchange: dict[str, Any] = {
@@ -139,7 +142,7 @@ class LiveFeed:
         self.header: dict[str, Any] = {
             "provider": request.provider,
             "endpoint": request.endpoint,
-            "model": request.model,
+            "model": self._safe(request.model),
             "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "request": self.exchange["request"],
             "response": None,
@@ -156,7 +159,7 @@ class LiveFeed:
         )
         self.trace: Trace | Summary = self.normalizer.trace
         self.trace.header = self.header  # the same dict: it fills in as the exchange goes
-        self.description = f"live · {request.provider} · {request.model} · {safe_url}"
+        self.description = f"live · {request.provider} · {self._safe(request.model)} · {safe_url}"
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[TransportEnd] | None = None
         self._cancel_requested = False
@@ -231,6 +234,8 @@ class LiveFeed:
                 return await self._read_stream(response, notify)
             except httpx.RequestError as exc:
                 return self._broken(exc)
+            except EncodingError as exc:
+                return self._undecodable(exc)
             finally:
                 await response.aclose()
 
@@ -243,6 +248,12 @@ class LiveFeed:
         self._timing("headers")
         self._status = response.status_code
         headers = {k.lower(): v for k, v in response.headers.items()}
+        # What the server sets (a cookie) is a secret from now on; no body byte
+        # has been scrubbed yet, so the scrubber can simply be made again.
+        before = len(self.secrets)
+        self.secrets.add_response_headers(response.headers.multi_items())
+        if len(self.secrets) != before:
+            self.scrubber = self.secrets.scrubber()
         self.exchange["response"] = self.header["response"] = {
             "status": response.status_code,
             "http_version": response.http_version,
@@ -255,7 +266,7 @@ class LiveFeed:
         after_terminal = False
         try:
             async with asyncio.timeout(self._progress_deadline()) as clock:
-                async for data in response.aiter_bytes():
+                async for data in self._decoded(response):
                     self._receive(data)
                     notify()
                     if self._over_cap():
@@ -284,7 +295,7 @@ class LiveFeed:
     async def _read_error(self, response: httpx.Response) -> TransportEnd:
         # An error status: the body is an error object, not a stream. Keep it
         # all (bounded), then let the adapter classify it.
-        async for data in response.aiter_bytes():
+        async for data in self._decoded(response):
             self._receive_error_chunk(data)
             if self._over_cap():
                 return self._capped()
@@ -292,6 +303,27 @@ class LiveFeed:
                 why = f"the error body is longer than {MAX_ERROR_BODY} bytes; stopped reading"
                 return TransportEnd("cancelled", self._now(), why)
         return TransportEnd("eof", self._now())
+
+    async def _decoded(self, response: httpx.Response) -> AsyncIterator[bytes]:
+        """The body with its Content-Encoding undone (:mod:`inspector.encodings`).
+
+        A coding we cannot undo raises :class:`~inspector.encodings.EncodingError`
+        before any byte is recorded: compressed bytes may hide a secret.
+        """
+        decoder = StreamDecoder(response.headers.get("content-encoding"))
+        async for data in response.aiter_raw():
+            if decoder.active:
+                data = decoder.decode(data)
+            if data:
+                yield data
+        rest = decoder.flush()
+        if rest:
+            yield rest
+
+    def _undecodable(self, exc: EncodingError) -> TransportEnd:
+        why = f"{exc}; the body is not recorded (compressed bytes may hide a secret)"
+        # Not the user's cancel (exit 130): the stream could not be taken as it came.
+        return TransportEnd("reset", self._now(), why)
 
     # -- per chunk -----------------------------------------------------------
 
@@ -402,5 +434,6 @@ class LiveFeed:
             timings[name] = round(self._now() if value is None else value, 6)
 
     def _safe(self, value: Any) -> Any:
-        """``value`` (any JSON-like structure) with every spelling of every secret replaced."""
-        return self.scrubber.scrub_value(value)
+        """``value`` (any JSON-like structure) with every spelling of every secret,
+        and anything shaped like one, replaced."""
+        return self.secrets.clean_value(value)

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..terminal import escape_char, escape_controls
+from .keys import MissingKey, resolve_key
 from .providers import PROVIDER_SPECS, RequestError, build_request
-from .secrets import MissingKey, resolve_key
 from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
 
 if TYPE_CHECKING:  # the feed brings httpx: imported when a feed is made, not for --help
@@ -228,7 +228,7 @@ def feed_from_args(
 
     ``keep_history=False`` for a feed no view shows (``record``): see :class:`LiveFeed`.
     """
-    from .feed import LiveFeed
+    from .feed import LiveFeed, request_secret_set
     from .recorder import check_writable  # with the capture machinery: not for --help
 
     env = os.environ if environ is None else environ
@@ -269,7 +269,9 @@ def feed_from_args(
         )
     except (RequestError, MissingKey) as exc:
         raise UsageError(str(exc)) from None
-    output = args.output or default_capture_path(request.provider, request.model)
+    # A model that is a key (or a key's shape) never names a file.
+    model = request_secret_set(request, key).clean(request.model or "")
+    output = args.output or default_capture_path(request.provider, model)
     problem = check_writable(output)
     if problem is not None:
         raise UsageError(problem)

@@ -15,8 +15,8 @@ its JSON is read (the model, the record) in a worker thread. The
 upstream's status and headers are passed on as they came, then the body is
 relayed chunk by chunk: each chunk is handed to the app first and recorded
 after (:class:`~.flow.Flow`), so recording adds no latency to the chunk it
-records. A body the upstream compressed anyway is decoded within a budget
-(:mod:`.decoding`).
+records. The app gets the body as the upstream sent it; the flow decodes its
+own copy (:mod:`inspector.encodings`) within the recording's budgets.
 
 How the upstream ended is how the app's response ends: a clean end is a
 clean end; a reset upstream resets the app's connection, a connection
@@ -48,12 +48,12 @@ from ..live.transport import transport_end
 from ..net import BodyBudget, BodyRefused, FrontGuard, FrontLimits, allowed_hosts, off_loop
 from ..net import read_body as read_bounded_body
 from ..net.limits import PROXY_LIMITS
+from ..redact import SecretSet
 from .connections import ClientConnections, break_connection, reset_now
-from .decoding import BodyDecoder, DecodeStopped, decoder_for
-from .flow import Flow, FlowRequest, describe_request
-from .headers import request_headers, request_secrets, response_headers
+from .flow import Described, Flow, FlowRequest, describe_request
+from .headers import request_headers, response_headers
 from .log import FlowLog
-from .routes import UPSTREAMS, resolve
+from .routes import UPSTREAMS, Route, resolve
 from .target import BadTarget, Upstream, build_url, normalize_path, origin_form
 
 __all__ = [
@@ -183,9 +183,9 @@ class _RelayResponse(StreamingResponse):
     """
 
     def __init__(self, body: AsyncIterator[bytes], upstream: httpx.Response, flow: Flow,
-                 settings: ProxySettings, decoded: bool) -> None:  # fmt: skip
+                 settings: ProxySettings) -> None:  # fmt: skip
         super().__init__(body, status_code=upstream.status_code)
-        self.raw_headers = response_headers(upstream.headers.raw, decoded=decoded)
+        self.raw_headers = response_headers(upstream.headers.raw)
         self.upstream = upstream
         self.flow = flow
         self.settings = settings
@@ -206,18 +206,12 @@ class _RelayResponse(StreamingResponse):
                 self.flow.finish(TransportEnd("cancelled", self.flow.now(), why))
 
 
-def _pieces(upstream: httpx.Response, decoder: BodyDecoder | None) -> AsyncIterator[bytes]:
-    """The body as sent, or (compressed anyway) as decoded within the decoder's budget."""
-    if decoder is None:
-        return upstream.aiter_raw()  # the common case: no layer of our own per chunk
-    return _decoded(upstream, decoder)
-
-
-async def _decoded(upstream: httpx.Response, decoder: BodyDecoder) -> AsyncIterator[bytes]:
-    async for data in upstream.aiter_raw():
-        for piece in decoder.feed(data):
-            yield piece
-    decoder.finish()
+def _describe(
+    request: FlowRequest, headers: list[tuple[str, str]], route: Route, max_json: int
+) -> tuple[SecretSet, Described]:
+    """This exchange's credentials and its scrubbed record (may run in a worker thread)."""
+    secrets = SecretSet.for_request(url=request.upstream, headers=headers, body=request.body)
+    return secrets, describe_request(request, route, secrets, max_json)
 
 
 def create_app(
@@ -234,18 +228,17 @@ def create_app(
     families = {family: Upstream.parse(url) for family, url in UPSTREAMS.items()}
 
     async def relay(
-        upstream: httpx.Response, flow: Flow, url: str, peer: Peer, decoder: BodyDecoder | None
+        upstream: httpx.Response, flow: Flow, url: str, peer: Peer
     ) -> AsyncIterator[bytes]:
         try:
-            async for data in _pieces(upstream, decoder):
+            # The body as sent (raw, matching its headers); the flow decodes its copy.
+            async for data in upstream.aiter_raw():
                 time = flow.now()
                 try:
                     yield data  # to the app first…
                 finally:
                     flow.chunk(time, data)  # …then to the capture
             end = TransportEnd("eof", flow.now())
-        except DecodeStopped as exc:
-            end = TransportEnd("reset", flow.now(), str(exc))
         except httpx.RequestError as exc:
             end = transport_end(exc, url, flow.now(), settings.connect_timeout)
         except (asyncio.CancelledError, GeneratorExit):
@@ -271,15 +264,15 @@ def create_app(
         except httpx.InvalidURL as exc:
             raise BadTarget(f"cannot forward this request: {exc}") from None
         as_sent = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in forwarded]
-        secrets = request_secrets(request.headers.items(), query)
         flow_request = FlowRequest(request.method, path, query, as_sent, body, str(url))
-        # Parsing and scrubbing a large JSON body takes a while: not on the event loop
-        # (a small one is quicker done than handed to a thread).
+        headers = list(request.headers.items())
+        # Reading the credentials and parsing a large JSON body take a while: not on the
+        # event loop (a small one is quicker done than handed to a thread).
         if len(body) < _INLINE_BODY:
-            described = describe_request(flow_request, route, secrets, limits.max_json)
+            secrets, described = _describe(flow_request, headers, route, limits.max_json)
         else:
-            described = await off_loop(
-                describe_request, flow_request, route, secrets, limits.max_json
+            secrets, described = await off_loop(
+                _describe, flow_request, headers, route, limits.max_json
             )
         flow = log.begin(flow_request, route, described.model, secrets, described=described)
         return flow, outgoing
@@ -331,22 +324,14 @@ def create_app(
             return Response(status_code=400)
         if isinstance(upstream, Response):
             return upstream
-        encoding = upstream.headers.get("content-encoding", "identity")
-        try:
-            decoder = decoder_for(
-                encoding, max_ratio=settings.max_ratio, max_output=settings.max_record
-            )
-        except ValueError as exc:
-            decoder = None
-            flow.not_recordable(str(exc))
-        decoded = decoder is not None
         flow.response(
             upstream.status_code,
             upstream.http_version,
             {k.lower(): v for k, v in upstream.headers.items()},
+            set_cookies=upstream.headers.get_list("set-cookie"),
         )
-        body_stream = relay(upstream, flow, str(outgoing.url), peer, decoder)
-        return _RelayResponse(body_stream, upstream, flow, settings, decoded)
+        body_stream = relay(upstream, flow, str(outgoing.url), peer)
+        return _RelayResponse(body_stream, upstream, flow, settings)
 
     # The front's guard: a Host that is not this machine is a 421 (DNS rebinding),
     # a browser request from another site a 403; then the target becomes a path.

@@ -15,7 +15,7 @@ classifies). Anything else — a non-streaming completion, a model list — is
 forwarded untouched and not recorded: a capture holds an SSE stream.
 
 Recording is write-through: each chunk goes to the capture (flushed) the
-moment it is forwarded, after :class:`~inspector.live.scrub.SecretScrubber`
+moment it is forwarded, after :class:`~inspector.redact.spellings.SecretScrubber`
 removed every credential the request carried, in any spelling the upstream
 may echo it in. The same scrubbed bytes feed a sans-IO
 :class:`~inspector.core.normalizer.Normalizer`, so a view can follow the
@@ -36,7 +36,6 @@ directory keeps history from the start (there is nothing to rebuild from).
 from __future__ import annotations
 
 import asyncio
-import functools
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -47,37 +46,28 @@ from typing import Any, Final
 
 import orjson
 
-from ..capture import CaptureWriter, UnreadableInput, read_recording
+from ..capture import UnreadableInput, read_recording
+from ..capture_writer import CaptureWriter
 from ..core.normalizer import Normalizer
 from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
+from ..encodings import EncodingError, StreamDecoder, UndecodableEncoding
 from ..live.feed import MAX_ERROR_BODY
-from ..live.scrub import SecretScrubber
-from ..live.secrets import redact_headers, redact_url
+from ..redact import SecretSet, redact_headers, redact_url
 from .recording import capture_name, create_capture_file, rewrite_header
 from .routes import Route
 
-__all__ = ["Described", "Flow", "FlowRequest", "describe_request", "is_event_stream",
-           "scrubber_for"]  # fmt: skip
+__all__ = ["Described", "Flow", "FlowRequest", "describe_request", "is_event_stream"]
 
 Notify = Callable[[], None]
 
+#: The most bytes one recorded body may decode to (a compression bomb stops there).
+MAX_DECODED: Final = 1 << 30
 #: What the state column says before the terminal state is known.
 WAITING: Final = "waiting"
 STREAMING: Final = "streaming"
 #: A response that was forwarded without being recorded.
 PASSED: Final = "passed"
-
-
-@functools.lru_cache(maxsize=64)
-def _prototype(secrets: tuple[str, ...]) -> SecretScrubber:
-    return SecretScrubber(secrets)
-
-
-def scrubber_for(secrets: tuple[str, ...]) -> SecretScrubber:
-    """A fresh scrubber for these secrets: an app sends the same key with every
-    request, so each exchange gets :meth:`~SecretScrubber.fresh` of a cached one."""
-    return _prototype(secrets).fresh()
 
 
 def is_event_stream(headers: Mapping[str, str]) -> bool:
@@ -122,7 +112,7 @@ class Described:
 
 
 def describe_request(
-    request: FlowRequest, route: Route, secrets: tuple[str, ...], max_json: int
+    request: FlowRequest, route: Route, secrets: SecretSet, max_json: int
 ) -> Described:
     """The model and the scrubbed record of ``request``: its body parsed once, at most
     ``max_json`` bytes of it (a longer one is recorded as text). Takes a while for a
@@ -132,7 +122,7 @@ def describe_request(
     if model is None and isinstance(body, dict) and isinstance(body.get("model"), str):
         model = body["model"]
     headers = {k.lower(): v for k, v in request.headers}
-    record = scrubber_for(secrets).scrub_value(
+    record = secrets.clean_value(
         {
             "method": request.method,
             "url": redact_url(request.upstream),
@@ -153,20 +143,28 @@ class Flow:
         route: Route,
         model: str | None,
         *,
-        secrets_seen: Iterable[str],
+        secrets_seen: SecretSet | Iterable[str],
         directory: Path | None,
         described: Described | None = None,
         max_record: int | None = None,
+        max_ratio: int | None = None,
     ) -> None:
         self.number = number
         self.method = request.method
         #: The path only: a query may carry a key.
         self.path = request.path
         self.provider = route.provider
-        self.model = model
+        #: This exchange's credentials (its own: nothing is shared between exchanges).
+        self.secrets = (
+            secrets_seen
+            if isinstance(secrets_seen, SecretSet)
+            else SecretSet(("secret", value) for value in secrets_seen)
+        )
+        # A key sent as the model never names a file or reaches a line.
+        self.model = self.secrets.clean(model) if model else model
         self.directory = directory
-        secrets = tuple(secrets_seen)
-        self.scrubber = scrubber_for(secrets)
+        self.scrubber = self.secrets.scrubber()
+        self._decoder: StreamDecoder | None = None
         self.started_at = datetime.now(UTC)
         self.status: int | None = None
         #: Body bytes forwarded to the app.
@@ -180,7 +178,7 @@ class Flow:
         self.normalizer: Normalizer[Any] | None = None
         self.description = f"proxy · #{number} · {request.method} {self.path}"
         if described is None:
-            described = describe_request(request, route, secrets, len(request.body))
+            described = describe_request(request, route, self.secrets, len(request.body))
         self.exchange: dict[str, Any] = {
             "request": described.record,
             "response": None,
@@ -188,9 +186,11 @@ class Flow:
         }
         #: Response body bytes recorded at most (None: no bound); the app gets them all.
         self.max_record = max_record
+        #: How many times its compressed size a recorded body may decode to (None: no bound).
+        self.max_ratio = max_ratio
+        #: Why decoding the recorded copy stopped, until the capture says so.
+        self._halt: EncodingError | None = None
         self._recorded = 0
-        #: Why the body is not recorded though the exchange is (set by the proxy).
-        self._unrecordable: str | None = None
         self.ended = asyncio.Event()
         #: Set by the proxy: stops this exchange (the app's connection is aborted).
         self.on_cancel: Callable[[], object] | None = None
@@ -285,32 +285,42 @@ class Flow:
         """The request is about to go upstream: t = 0."""
         self._t0 = time.perf_counter()
 
-    def response(self, status: int, http_version: str, headers: Mapping[str, str]) -> None:
-        """The upstream's status and headers arrived (``headers`` lower-case)."""
+    def response(
+        self,
+        status: int,
+        http_version: str,
+        headers: Mapping[str, str],
+        set_cookies: Iterable[str] = (),
+    ) -> None:
+        """The upstream's status and headers arrived (``headers`` lower-case;
+        ``set_cookies``: every ``Set-Cookie`` value, which a mapping holds one of)."""
         self.status = status
         self._timing("headers")
-        self.exchange["response"] = self.scrubber.scrub_value(
+        # What the upstream sets is a secret from now on (no body byte is held yet).
+        before = len(self.secrets)
+        cookies = [("set-cookie", value) for value in set_cookies]
+        self.secrets.add_response_headers([*headers.items(), *cookies])
+        if len(self.secrets) != before:
+            self.scrubber = self.secrets.scrubber()
+        self.exchange["response"] = self.secrets.clean_value(
             {"status": status, "http_version": http_version, "headers": redact_headers(headers)}
         )
         if self.provider is not None and (status >= 400 or is_event_stream(headers)):
             self._open()
             self.state = STREAMING
+            self._decode_as(headers.get("content-encoding"))
         else:
             self.state = PASSED
         self._notify()
-
-    def not_recordable(self, why: str) -> None:
-        """The body cannot be recorded as a stream (the proxy cannot decode it): the
-        capture then holds the exchange and ``why``, not the bytes."""
-        self._unrecordable = why
 
     def chunk(self, time_: float, data: bytes) -> None:
         """One piece of the body, already forwarded to the app."""
         self.bytes += len(data)
         self._timing("first_byte", time_)
         self.exchange["timings"]["last_byte"] = round(time_, 6)
-        if self.normalizer is not None and self._unrecordable is None:
-            self._record(time_, self.scrubber.feed(self._within_budget(data)))
+        if self.normalizer is not None:
+            self._record(time_, self.scrubber.feed(self._within_budget(self._decoded(data))))
+            self._stop_if_undecodable()
         self._notify()
 
     def _within_budget(self, data: bytes) -> bytes:
@@ -324,8 +334,6 @@ class Flow:
     @property
     def cut(self) -> str | None:
         """Where the recording was cut and why, if it was (the app got everything)."""
-        if self._unrecordable is not None:
-            return f"the body was not recorded: {self._unrecordable}"
         if self.max_record is not None and self._recorded > self.max_record:
             return (
                 f"only the first {self.max_record} of the {self._recorded} body bytes the app "
@@ -343,7 +351,11 @@ class Flow:
             self._open()  # no response at all: the capture still says what happened
         normalizer = self.normalizer
         if normalizer is not None:
-            self._record(self.duration, self.scrubber.flush())
+            rest = self._decoded(b"", end=True)
+            self._record(self.duration, self.scrubber.feed(rest) + self.scrubber.flush())
+            self._stop_if_undecodable()
+            normalizer = self.normalizer  # None once decoding stopped the capture
+        if normalizer is not None:
             if self.status is not None and self.status >= 400 and not normalizer.finished:
                 normalizer.fail_http(self.status, b"".join(self._error_body))
             if normalizer.finished:
@@ -465,7 +477,56 @@ class Flow:
     def _scrubbed(self, text: str | None) -> str | None:
         if text is None:
             return None
-        return self.scrubber.scrub_text(text)
+        return self.secrets.clean(text)
+
+    def _decode_as(self, content_encoding: str | None) -> None:
+        """Record the body decoded; a coding we cannot undo is not recorded at all.
+
+        The decoded copy is bounded by the recording's budget and, when the
+        upstream compressed it, by how many times its compressed size it may
+        grow (a bomb stops there); the app gets every byte as sent either way.
+        """
+        try:
+            self._decoder = StreamDecoder(
+                content_encoding, limit=self.max_record or MAX_DECODED, max_ratio=self.max_ratio
+            )
+        except EncodingError as exc:
+            self._halt = exc
+            self._stop_if_undecodable()
+
+    def _decoded(self, data: bytes, *, end: bool = False) -> bytes:
+        """The recorded copy of a body piece: decoded (the app got the bytes as sent).
+
+        Past a damaged byte or a budget the copy stops: what decoded before it is
+        returned, and :meth:`_stop_if_undecodable` ends the capture after it.
+        """
+        decoder = self._decoder
+        if decoder is None or not decoder.active:
+            return data
+        try:
+            return decoder.flush() if end else decoder.decode(data)
+        except EncodingError as exc:
+            self._decoder = None
+            self._halt = exc
+            return exc.partial
+
+    def _stop_if_undecodable(self) -> None:
+        """Compressed bytes may hide a secret: never recorded as they are. The
+        capture ends where decoding stopped, saying why; the app still gets every byte."""
+        exc, self._halt = self._halt, None
+        if exc is None:
+            return
+        if isinstance(exc, UndecodableEncoding):
+            why = f"{exc}; the body was forwarded to the app but not recorded"
+        else:
+            why = f"{exc}; the capture keeps what decoded before it (the app got every byte)"
+        self.problem = why
+        normalizer, self.normalizer = self.normalizer, None
+        end = TransportEnd("cancelled", self.now(), why)
+        if normalizer is not None and not normalizer.finished:
+            normalizer.finish(end)
+            self.state = normalizer.trace.outcome
+        self._close(end)
 
     def _notify(self) -> None:
         for listener in tuple(self._listeners):

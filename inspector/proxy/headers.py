@@ -1,35 +1,26 @@
-"""Which headers cross the proxy, and which values are secrets.
+"""Which headers cross the proxy, and the upstream client's (absent) cookie jar.
 
-Requests go upstream with the app's own headers except the hop-by-hop ones
-(RFC 9110 §7.6.1, plus any the ``Connection`` header names), ``Host`` (httpx
-sets the upstream's) and ``Content-Length`` (recomputed for the body as
-read). ``Accept-Encoding`` is replaced by ``identity``: the upstream then
-sends the body uncompressed, so the bytes forwarded to the app and the bytes
-recorded are the same decoded stream. If an upstream compresses anyway, the
-proxy forwards the decoded bytes and drops ``Content-Encoding`` and
-``Content-Length`` (which described the compressed body).
+Requests go upstream with exactly the app's own headers except the hop-by-hop
+ones (RFC 9110 §7.6.1, plus any the ``Connection`` header names), ``Host``
+(httpx sets the upstream's) and ``Content-Length`` (recomputed for the body
+as read); ``Accept-Encoding`` too is the app's. Responses come back with the
+upstream's headers and its body bytes as sent — compressed when the app
+asked for it — so body and headers always match; the recording decodes its
+own copy (:mod:`inspector.encodings`).
 
-:func:`request_secrets` lists every credential a request carries (secret
-headers, ``Bearer``/``Basic`` tokens, cookie values, ``key=`` query
-parameters); the recording scrubs each of them wherever the upstream echoes it.
+Nothing is kept between exchanges: :func:`no_cookie_jar` gives the upstream
+client a jar that never stores a cookie, so a ``Set-Cookie`` one upstream
+sent to one app is never sent on behalf of another. Which values of a
+request are credentials is :mod:`inspector.redact`'s business.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Final
-from urllib.parse import parse_qsl
+import http.cookiejar
+from collections.abc import Sequence
+from typing import Any, Final
 
-from ..credentials import is_secret_header
-from ..live.secrets import SECRET_QUERY
-
-__all__ = [
-    "HOP_BY_HOP",
-    "RawHeaders",
-    "request_headers",
-    "request_secrets",
-    "response_headers",
-]
+__all__ = ["HOP_BY_HOP", "RawHeaders", "no_cookie_jar", "request_headers", "response_headers"]
 
 RawHeaders = Sequence[tuple[bytes, bytes]]
 
@@ -39,9 +30,7 @@ HOP_BY_HOP: Final = frozenset(
      b"proxy-authorization", b"te", b"trailer", b"transfer-encoding", b"upgrade"}
 )  # fmt: skip
 #: Not forwarded upstream: set again for the upstream connection and body.
-_REQUEST_DROPPED: Final = HOP_BY_HOP | {b"host", b"content-length", b"accept-encoding", b"expect"}
-#: Dropped from a response whose body the proxy decoded.
-_DECODED_DROPPED: Final = frozenset({b"content-encoding", b"content-length"})
+_REQUEST_DROPPED: Final = HOP_BY_HOP | {b"host", b"content-length", b"expect"}
 
 
 def _connection_named(headers: RawHeaders) -> set[bytes]:
@@ -56,36 +45,29 @@ def _connection_named(headers: RawHeaders) -> set[bytes]:
 def request_headers(headers: RawHeaders) -> list[tuple[bytes, bytes]]:
     """The app's request headers as sent upstream (see the module docstring)."""
     dropped = _REQUEST_DROPPED | _connection_named(headers)
-    kept = [(name, value) for name, value in headers if name.lower() not in dropped]
-    kept.append((b"accept-encoding", b"identity"))
-    return kept
+    return [(name, value) for name, value in headers if name.lower() not in dropped]
 
 
-def response_headers(headers: RawHeaders, *, decoded: bool) -> list[tuple[bytes, bytes]]:
+def response_headers(headers: RawHeaders) -> list[tuple[bytes, bytes]]:
     """The upstream's response headers as sent to the app (lower-case names)."""
-    dropped = HOP_BY_HOP | _connection_named(headers) | (_DECODED_DROPPED if decoded else set())
+    dropped = HOP_BY_HOP | _connection_named(headers)
     return [(name.lower(), value) for name, value in headers if name.lower() not in dropped]
 
 
-def _header_secrets(name: str, value: str) -> Iterable[str]:
-    yield value
-    words = value.split()
-    if len(words) > 1:
-        yield words[-1]  # "Bearer sk-…" -> "sk-…"
-    if name in ("cookie", "set-cookie"):
-        for pair in value.split(";"):
-            yield pair.partition("=")[2].strip()
+class _NoCookies(http.cookiejar.CookieJar):
+    """A cookie jar that stores nothing: each exchange carries only the app's cookies."""
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        return None
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
 
 
-def request_secrets(headers: Iterable[tuple[str, str]], query: str) -> tuple[str, ...]:
-    """Every credential the request carries, longest first."""
-    found: list[str] = []
-    for name, value in headers:
-        lowered = name.lower()
-        if is_secret_header(lowered) and value:
-            found.extend(_header_secrets(lowered, value))
-    for name, value in parse_qsl(query, keep_blank_values=True):
-        if name.lower() in SECRET_QUERY and value:
-            found.append(value)
-    unique = dict.fromkeys(s.strip() for s in found if s.strip())
-    return tuple(sorted(unique, key=len, reverse=True))
+def no_cookie_jar() -> http.cookiejar.CookieJar:
+    """A jar for the upstream client that never remembers a ``Set-Cookie``.
+
+    (Given as a jar, not as ``httpx.Cookies``: httpx copies the cookies of
+    one of those into a fresh, ordinary jar.)
+    """
+    return _NoCookies()

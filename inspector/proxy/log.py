@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
+from ..redact import SecretSet
 from ..terminal import escape_controls, safe_path
 from .flow import Described, Flow, FlowRequest
 from .routes import Route
@@ -36,6 +37,8 @@ class FlowLog:
         self.directory = directory
         #: Response bytes each capture records at most (the proxy sets its --max-record).
         self.max_record = max_record
+        #: How many times its compressed size a recorded body may decode to (--max-ratio).
+        self.max_ratio: int | None = None
         self.flows: deque[Flow] = deque(maxlen=limit)
         self.count = 0
         self._watchers: list[Watcher] = []
@@ -49,7 +52,7 @@ class FlowLog:
         request: FlowRequest,
         route: Route,
         model: str | None,
-        secrets: Iterable[str],
+        secrets: SecretSet | Iterable[str],
         described: Described | None = None,
     ) -> Flow:
         """A new exchange (``described``: its body already read, off the event loop)."""
@@ -63,6 +66,7 @@ class FlowLog:
             directory=self.directory,
             described=described,
             max_record=self.max_record,
+            max_ratio=self.max_ratio,
         )
         self.flows.append(flow)
         flow.watch(lambda: self._changed(flow))

@@ -21,11 +21,12 @@ import httpx
 import uvicorn
 
 from ..core.trace import TransportEnd
-from ..live.secrets import is_loopback_url
+from ..live.keys import is_loopback_url
 from ..net import uvicorn_settings
 from ..serve.runner import bind, start_in_thread
 from .app import ProxySettings, create_app
 from .connections import ClientConnections
+from .headers import no_cookie_jar
 from .log import FlowLog
 
 __all__ = ["ProxyServer", "upstream_client"]
@@ -52,6 +53,7 @@ def upstream_client(settings: ProxySettings) -> httpx.AsyncClient:
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
         trust_env=not loopback,
         follow_redirects=False,
+        cookies=no_cookie_jar(),  # no state shared between exchanges or apps
     )
     for name in list(client.headers):
         del client.headers[name]
@@ -88,6 +90,8 @@ class ProxyServer:
         self.log = log
         if log.max_record is None:
             log.max_record = settings.max_record
+        if log.max_ratio is None:
+            log.max_ratio = settings.max_ratio
         self.settings = settings
         self.connections = ClientConnections()
         self.client = upstream_client(settings)

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ..live.providers import PROVIDER_SPECS, LiveRequest
-from ..live.secrets import REDACTED
+from ..redact import REDACTED
 
 __all__ = ["ReplayError", "replay_request", "replay_target"]
 

@@ -47,7 +47,7 @@ def _chat_chunk(delta: dict, finish: str | None = None) -> bytes:
 @pytest.fixture(scope="session")
 def unicode_capture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Chat stream with multi-byte characters on the wire and CRLF line ends."""
-    from inspector.capture import CaptureWriter
+    from inspector.capture_writer import CaptureWriter
 
     path = tmp_path_factory.mktemp("captures") / "unicode-crlf.jsonl"
     writer = CaptureWriter(path, {"provider": "openai-chat", "model": "gpt-toy"})

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 
 CHAT = "/v1/chat/completions"
 

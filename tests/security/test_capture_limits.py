@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector import capture
-from inspector.capture import CaptureWriter, read_recording
+from inspector.capture import read_recording
+from inspector.capture_writer import CaptureWriter
 
 Chunks = list[tuple[float, bytes]]
 Writer = Callable[[Path, dict[str, Any], Chunks], Path]

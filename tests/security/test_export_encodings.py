@@ -21,7 +21,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from inspector.capture import CaptureWriter, load_recording
+from inspector.capture import load_recording
+from inspector.capture_writer import CaptureWriter
 from inspector.export import ExportError, ExportOptions, export_capture, prepare_export
 from inspector.session import load_trace
 
@@ -253,4 +254,5 @@ def test_the_leak_check_refuses_an_export_that_would_still_hold_an_encoded_key(
     message = str(refused.value)
     assert "openai-key" in message and "nothing was written" in message
     assert CORE[:6] not in message and KEY not in message
-    assert f"({len(KEY)} chars)" in message
+    # Masked: the kind, the length and at most the last two characters.
+    assert f"[openai-key, {len(KEY)} chars, …{KEY[-2:]}]" in message

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 from inspector.export import ExportOptions, export_capture
-from inspector.export.secrets import header_rule
+from inspector.redact.shapes import header_rule
 
 CREDENTIAL_HEADERS = [
     "x-api-token", "private-token", "x-access-key", "x-auth", "X-Auth",

@@ -21,10 +21,11 @@ from urllib.parse import quote, quote_plus
 import orjson
 import pytest
 
-from inspector.capture import CaptureWriter, load_recording
+from inspector.capture import load_recording
+from inspector.capture_writer import CaptureWriter
 from inspector.live import LiveFeed, build_request
-from inspector.live.scrub import MIN_SECRET, SecretScrubber
-from inspector.live.secrets import redact_url
+from inspector.redact import redact_url
+from inspector.redact.spellings import MIN_SECRET, SecretScrubber
 from inspector.serve import ReplayServer, load_catalog
 from inspector.session import load_trace
 

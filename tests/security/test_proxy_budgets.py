@@ -13,6 +13,7 @@ capture says why. What the request sends is bounded by the front
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import pytest
 from inspector.capture import read_recording
 from inspector.cli import main
 
-from .servers_helpers import CHAT, CHAT_END, Witness, chat_frame, proxy_to
+from .servers_helpers import CHAT, CHAT_END, Witness, chat_frame, gzip_bomb, proxy_to
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +77,13 @@ def test_a_gzip_bomb_is_decoded_only_up_to_the_ratio_and_the_capture_says_why(
 ) -> None:
     with proxy_to(upstream.url, tmp_path) as proxy:
         received, _problem = _receive(proxy, "bomb")
-    # 64 MiB packed into ~64 KB: stopped after about 100 times what arrived, not 64 MiB.
-    assert 0 < len(received) < 16 * 1024 * 1024
+    # The app gets the body as sent (64 MiB packed into ~64 KB); the capture's decoded
+    # copy stops after about 100 times what arrived, not at 64 MiB.
+    assert received == gzip_bomb(64 * 1024 * 1024)
     (capture,) = sorted(tmp_path.glob("*.jsonl"))
     rec = read_recording(capture)
-    assert rec.problems == [] and rec.body == received
+    assert rec.problems == [] and 0 < len(rec.body) < 16 * 1024 * 1024
+    assert rec.body == zlib.decompress(received, 31)[: len(rec.body)]
     assert rec.end is not None and "expands more than 100 times" in (rec.end.error or "")
 
 
@@ -89,10 +92,11 @@ def test_a_gzip_body_is_decoded_only_up_to_the_size_budget(
 ) -> None:
     with proxy_to(upstream.url, tmp_path, max_ratio=100_000, max_record=2 * 1024 * 1024) as proxy:
         received, _problem = _receive(proxy, "bomb")
-    assert len(received) <= 2 * 1024 * 1024
+    assert received == gzip_bomb(64 * 1024 * 1024)  # the app's copy is the body as sent
     (capture,) = sorted(tmp_path.glob("*.jsonl"))
     rec = read_recording(capture)
-    assert rec.problems == [] and "decodes to more than" in (rec.end.error or "")
+    assert rec.problems == [] and len(rec.body) <= 2 * 1024 * 1024
+    assert rec.end is not None and "decodes to more than" in (rec.end.error or "")
 
 
 def test_an_ordinary_stream_is_not_touched_by_the_budgets(

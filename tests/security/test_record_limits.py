@@ -19,7 +19,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from inspector.capture import CaptureWriter, load_recording
+from inspector.capture import load_recording
+from inspector.capture_writer import CaptureWriter
 from inspector.live.recorder import CaptureSink
 from inspector.serve import ReplayServer, load_catalog
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from inspector.capture import CaptureWriter
+from inspector.capture_writer import CaptureWriter
 from inspector.serve import ReplayServer, load_catalog
 from inspector.serve.app import allowed_hosts
 from inspector.serve.faults import Faults, iter_plan

@@ -1,7 +1,7 @@
 """Step 2 of the rewrite: decide what becomes of every string filed.
 
 Per text (the strings of one stream key, joined): a secret anywhere in it
-becomes a placeholder (:mod:`inspector.export.secrets`, searched on the
+becomes a placeholder (:mod:`inspector.redact.shapes`, searched on the
 decoded text, so it is found across deltas and escapes); with ``--text
 mask`` model text and tool-argument values are masked character for
 character (:mod:`..mask`). Ids get pseudonyms, signatures placeholders. Each
@@ -15,13 +15,13 @@ from __future__ import annotations
 from array import array
 from typing import Any, Final
 
+from ...redact.shapes import placeholder
 from ..decoded import find_encoded_secrets
 from ..jsonlex import ESC, render_unit
 from ..ledger import Context
 from ..mask import mask_char, mask_json_text
 from ..pseudonyms import signature_placeholder
 from ..rules import Treatment
-from ..secrets import placeholder
 from .collect import Collected
 from .strings import Fragments, String, unit_index
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from ...redact.shapes import placeholder
 from ..decoded import find_encoded_secrets
 from ..ledger import Context
-from ..secrets import placeholder
 from .apply import Covered
 
 __all__ = ["scan_outside_strings"]

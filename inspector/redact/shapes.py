@@ -1,4 +1,11 @@
-"""What is a secret: patterns for values, rules for header and query names.
+"""What a secret looks like: the one rule set of secret shapes.
+
+Every boundary that looks for secrets by their shape — export's rewriter and
+leak scan, the live recorder's and the proxy's check of derived fields
+(a ``model`` that is a key), every printed message — uses
+:data:`SECRET_RULES` here and nothing else. The rules were written after
+reading the rule lists of gitleaks, detect-secrets and trufflehog (none of
+their code is used); ``docs/security.md`` lists what they cover.
 
 Everything here is a table; the rewriters only look things up. A rule's
 *name* is what the redaction report counts (``openai-key: 2``) — the report
@@ -21,29 +28,19 @@ from typing import Final
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
 
-from ..credentials import (
-    NOT_SECRET_WORDS,
-    SECRET_HEADER_WORDS,
-    SECRET_HEADERS,
-    is_secret_header,
-)
+from .names import is_secret_header
 
 __all__ = [
     "ALL_RULES",
     "CLIENT_ADDRESS_HEADERS",
     "EMAIL_RULE",
-    "NOT_SECRET_WORDS",
     "REQUEST_ID_HEADER",
-    "SECRET_HEADERS",
-    "SECRET_HEADER_WORDS",
-    "SECRET_QUERY_PARAMS",
     "SECRET_RULES",
     "SecretMatch",
     "SecretRule",
     "find_secrets",
     "header_rule",
     "is_placeholder",
-    "is_secret_header",
     "placeholder",
 ]
 
@@ -87,8 +84,17 @@ def _rule(name: str, pattern: str, hint: str, group: int = 0) -> SecretRule:
 # longest wins, then the earlier rule (so ``sk-ant-…`` is an Anthropic key).
 SECRET_RULES: Final[tuple[SecretRule, ...]] = (
     # name                  pattern                                         hint
+    # PEM (PKCS#1/#8, EC, OpenSSH, encrypted) and PGP ("PRIVATE KEY BLOCK") keys…
     _rule("private-key",
-          r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+          r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+          r"-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----",
+          "PRIVATE KEY"),
+    # …and one cut before its END line: the BEGIN line and every line of the
+    # body that follows (armor headers such as "Proc-Type:", base64 lines).
+    _rule("private-key-cut",
+          r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----"
+          r"(?:\s*+[A-Za-z][A-Za-z\-]*+: [^\r\n]*+)*+\s*+[A-Za-z0-9+/=]{16,}+"
+          r"(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/=]++)*+",
           "PRIVATE KEY"),
     _rule("anthropic-key",  r"sk-ant-[A-Za-z0-9_\-]{20,}",                  "sk-"),
     _rule("openrouter-key", r"sk-or-v1-[A-Za-z0-9]{20,}",                   "sk-"),
@@ -106,9 +112,35 @@ SECRET_RULES: Final[tuple[SecretRule, ...]] = (
     _rule("aws-access-key",
           r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b",
           "A3T|A[KSBCGIRPN][A-Z]A"),
+    # As STS answers (JSON "SecretAccessKey", "SessionToken"), as the SDKs'
+    # ini files and the environment write them (aws_secret_access_key = …).
     _rule("aws-secret-key",
-          r"(?i:aws_?secret_?(?:access_?)?key)[\"'\s:=]{1,5}([A-Za-z0-9/+=]{40})",
-          "(?i:aws)", 1),
+          r"(?i:(?:aws_?)?secret_?access_?key)[\"'\s:=]{1,5}"
+          r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+          "(?i:secret)", 1),
+    _rule("aws-session-token",
+          r"(?i:(?:aws_?)?session_?token)[\"'\s:=]{1,5}([A-Za-z0-9/+=]{100,})",
+          "(?i:session)", 1),
+    _rule("aws-sts-token",
+          r"\b(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{80,}",
+          "FwoGZXIvYXdz|IQoJb3JpZ2lu"),
+    _rule("google-service-account",
+          r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\"",
+          "private_key_id", 1),
+    _rule("azure-key",
+          r"(?i:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})",
+          "(?i:accountkey|sharedaccesskey)", 1),
+    _rule("azure-ad-client-secret",
+          r"(?<![A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})"
+          r"(?![A-Za-z0-9_~.\-])",
+          "Q~", 1),
+    _rule("gitlab-token",
+          r"\bgl(?:pat|ptt|dt|rt|cbt|oas|soat|ffct|agent|imt)-[0-9A-Za-z_\-]{20,}",
+          "gl"),
+    _rule("stripe-key",
+          r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|\bwhsec_[0-9A-Za-z]{24,}",
+          "_live_|_test_|whsec_"),
+    _rule("npm-token",        r"\bnpm_[A-Za-z0-9]{36}",                     "npm_"),
     _rule("github-token",
           r"\bgh[pousr]_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}",
           "gh[pousr]_|github_pat_"),
@@ -118,12 +150,27 @@ SECRET_RULES: Final[tuple[SecretRule, ...]] = (
     _rule("slack-webhook",
           r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]{10,}",
           r"hooks\.slack"),
+    # A JWT's header and payload are base64url JSON objects: "{" then '"' or
+    # whitespace (a spaced or pretty-printed header) gives one of these starts.
     _rule("jwt",
-          r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
+          r"\b(?:eyJ|eyA[igKJ]|ewo[giJ]|ew0K|ewk[igJ])[A-Za-z0-9_\-]{8,}"
+          r"\.(?:eyJ|eyA[igKJ]|ewo[giJ]|ew0K|ewk[igJ])[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
           "eyJ"),
     _rule("bearer-token",   r"(?i:\bbearer)\s+([A-Za-z0-9._~+/\-]{16,}=*)", "(?i:bearer)", 1),
+    # A URL with a password in it (database URLs, https://user:pass@host).
+    _rule("url-password",
+          r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^:/@\s\"'<>]{0,256}:"
+          r"([^@/\s\"'<>]{3,256})@[A-Za-z0-9.\-\[]",
+          "://", 1),
+    # password = …, "client_secret": "…", api_key: … in text, ini and JSON.
+    _rule("password-field",
+          r"(?<![A-Za-z0-9_\-])(?i:[a-z0-9_\-]{0,40}?(?:passw(?:or)?d|pwd|secret|api_?key|"
+          r"access_?token|refresh_?token|"
+          r"auth_?token|client_?secret|api[_\-]key))[\"']?[ \t]*[:=][ \t]*[\"']?"
+          r"([^\s\"'&,;<>{}\[\]\\]{8,})",
+          "(?i:passw|pwd|secret|key|token)", 1),
     _rule("query-secret",
-          r"[?&](?i:key|api_key|api-key|apikey|access_token|token|sig|signature)"
+          r"[?&](?i:[a-z0-9_\-]*(?:key|token|sig|signature|secret|passw(?:or)?d|credential|auth))"
           r"=([^&#\s\"'<>\\]{4,})",
           "[?&]", 1),
 )  # fmt: skip
@@ -139,10 +186,6 @@ CLIENT_ADDRESS_HEADERS: Final = frozenset(
 # Headers that identify one request: pseudonymized (shape kept).
 REQUEST_ID_HEADER: Final = re.compile(
     r"request-?id|trace-?id|correlation-?id|^cf-ray$|^traceparent$|^x-cloud-trace-context$"
-)
-# URL query parameters removed from a recorded request URL.
-SECRET_QUERY_PARAMS: Final = frozenset(
-    {"key", "api_key", "api-key", "apikey", "access_token", "token", "sig", "signature"}
 )
 
 
@@ -176,17 +219,50 @@ _BUILT_IN: Final = {rule.name: rule for rule in ALL_RULES}
 # holding none of a rule's literals skips its pattern (one C-speed ``in``
 # each), and in a long text the pattern runs only in windows around them.
 _LITERALS: Final[dict[str, tuple[str, ...]]] = {
-    "private-key": ("private key",),
+    "private-key": ("private key",), "private-key-cut": ("private key",),
     "anthropic-key": ("sk-",), "openrouter-key": ("sk-",), "openai-key": ("sk-",),
     "masked-key": ("sk-",), "google-key": ("aiza",), "google-oauth-token": ("ya29.",),
     "groq-key": ("gsk_",), "xai-key": ("xai-",), "huggingface-token": ("hf_",),
     "aws-access-key": ("a3t", "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa",
                        "anpa", "anva"),
-    "aws-secret-key": ("aws",),
+    "aws-secret-key": ("secret",),
+    "aws-session-token": ("session",), "aws-sts-token": ("fwogzxivyxdz", "iqojb3jpz2lu"),
+    "google-service-account": ("private_key_id",),
+    "azure-key": ("accountkey=", "sharedaccesskey="),
+    "azure-ad-client-secret": ("q~",),
+    "gitlab-token": ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "gloas-", "glsoat-",
+                     "glffct-", "glagent-", "glimt-"),
+    "stripe-key": ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
+    "npm-token": ("npm_",),
+    "url-password": ("://",),
+    "password-field": ("passw", "pwd", "secret", "key", "token"),
     "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "slack-token": ("xox", "xapp-"), "slack-webhook": ("hooks.slack",), "jwt": ("eyj",),
+    "slack-token": ("xox", "xapp-"), "slack-webhook": ("hooks.slack",),
+    "jwt": ("eyj", "eyai", "eyag", "eyak", "eyaj", "ewog", "ewoi", "ewoj", "ew0k", "ewki",
+            "ewkg", "ewkj"),
     "bearer-token": ("bearer",), "query-secret": ("?", "&"), "email": ("@",),
 }  # fmt: skip
+_JWT_STARTS: Final = (
+    "eyJ",
+    "eyAi",
+    "eyAg",
+    "eyAK",
+    "eyAJ",
+    "ewog",
+    "ewoi",
+    "ewoJ",
+    "ew0K",
+    "ewki",
+    "ewkg",
+    "ewkJ",
+)
+
+
+def _casings(word: str) -> tuple[str, ...]:
+    """Every upper/lower-case spelling of ``word`` (for a case-insensitive literal)."""
+    return tuple(map("".join, itertools.product(*({c.lower(), c.upper()} for c in word))))
+
+
 _BYTE_LITERALS: Final = {
     name: tuple(lit.encode() for lit in lits) for name, lits in _LITERALS.items()
 }
@@ -196,14 +272,24 @@ _BYTE_LITERALS: Final = {
 # is lower-cased, so that a text none of them is in (nearly every text) costs
 # one copy and one pass.
 _CASED: Final[dict[str, tuple[str, ...]]] = {
-    "private-key": ("PRIVATE KEY",),
+    "private-key": ("PRIVATE KEY",), "private-key-cut": ("PRIVATE KEY",),
     **{name: ("sk-",) for name in ("anthropic-key", "openrouter-key", "openai-key", "masked-key")},
     "google-key": ("AIza",), "google-oauth-token": ("ya29.",), "groq-key": ("gsk_",),
     "xai-key": ("xai-",), "huggingface-token": ("hf_",),
     "aws-access-key": tuple(lit.upper() for lit in _LITERALS["aws-access-key"]),
-    "aws-secret-key": tuple(map("".join, itertools.product("aA", "wW", "sS"))),
+    # (Every casing of a prefix of the rule's case-insensitive literal: a short
+    # prefix keeps the number of literals, and the table built from them, small.)
+    "aws-secret-key": _casings("secr"),
+    "aws-session-token": _casings("sess"), "aws-sts-token": ("FwoGZXIvYXdz", "IQoJb3JpZ2lu"),
+    "google-service-account": ("private_key_id",),
+    "azure-key": (*_casings("acco"), *_casings("shar")),
+    "azure-ad-client-secret": ("Q~",),
+    "gitlab-token": _LITERALS["gitlab-token"], "stripe-key": _LITERALS["stripe-key"],
+    "npm-token": ("npm_",), "url-password": ("://",),
+    "password-field": (*_casings("pass"), *_casings("pwd"), *_casings("secr"),
+                       *_casings("key"), *_casings("toke")),
     "github-token": _LITERALS["github-token"], "slack-token": _LITERALS["slack-token"],
-    "slack-webhook": ("hooks.slack",), "jwt": ("eyJ",),
+    "slack-webhook": ("hooks.slack",), "jwt": _JWT_STARTS,
     "bearer-token": tuple(map("".join, itertools.product("bB", "eE", "aA", "rR"))),
     "query-secret": ("?", "&"), "email": ("@",),
 }  # fmt: skip
@@ -215,15 +301,26 @@ _CASED: Final[dict[str, tuple[str, ...]]] = {
 _STARTS_BEFORE: Final = {
     name: 8 if name == "slack-webhook" else 0
     for name in _LITERALS
-    if name not in ("private-key", "email")
+    # These start an unbounded or varying way before their literal.
+    if name
+    not in (
+        "private-key",
+        "private-key-cut",
+        "email",
+        "url-password",
+        "password-field",
+        "azure-ad-client-secret",
+        "aws-secret-key",
+        "aws-session-token",
+        "azure-key",
+        "google-service-account",
+    )
 }
 # What those matches start with (lower-cased), where it says more than the
 # rule's literals: the fewer places to try, the better. (``?`` is every
 # non-ASCII character, ``aws`` is in "laws", ``xox`` in "xoxo".)
 _STARTS: Final = {
     **{name: _BYTE_LITERALS[name] for name in _STARTS_BEFORE},
-    "query-secret": tuple(f"{mark}{letter}".encode() for mark in "?&" for letter in "akst"),
-    "aws-secret-key": (b"aws_secret", b"awssecret"),
     "slack-token": (*(f"xox{kind}-".encode() for kind in "abposr"), b"xapp-"),
 }
 # Those whose pattern begins with a case-sensitive literal that the lower-cased
@@ -231,7 +328,7 @@ _STARTS: Final = {
 # ("Asia" and "Malaysia" hold the "asia" of ``ASIA``, and no match).
 _CASED_STARTS: Final = {
     "aws-access-key": tuple(lit.encode() for lit in _CASED["aws-access-key"]),
-    "jwt": (b"eyJ",),
+    "jwt": tuple(lit.encode() for lit in _JWT_STARTS),
 }
 # Those of them whose pattern begins with a literal: over a whole text, the
 # regex engine's own scan for it is faster than a try at each from here.
@@ -399,7 +496,7 @@ def _search_end(name: str, text: str, start: int, end: int) -> int:
 _RUN_RULES: Final = {
     "masked-key": ("sk-", r"[A-Za-z0-9_\-]*"),
     "email": (r"[A-Za-z0-9._%+\-]", r"[A-Za-z0-9._%+\-]+"),
-    "jwt": ("eyJ", r"[A-Za-z0-9_\-]{8,}"),
+    "jwt": ("(?:eyJ|eyA[igKJ]|ewo[giJ]|ew0K|ewk[igJ])", r"[A-Za-z0-9_\-]{8,}"),
 }
 
 

@@ -1,20 +1,24 @@
-"""Scrubbing secrets out of a byte stream, in every encoding a server may echo them in.
+"""Scrubbing known secrets out of a byte stream, in every spelling a server may echo them in.
 
 A server that echoes the API key — in an error body, a debug header, SSE
 data or a comment — may do so in many spellings. :class:`SecretScrubber`
 matches the *exact* secrets in use (never a guess such as "looks like a
 key") in each of these forms and replaces the whole match by a placeholder:
 
-* **raw**, **URL-encoded** (``%XX`` in either case, ``+`` for a space) and
-  **JSON-escaped** (``\\uXXXX`` in either case, surrogate pairs, ``\\/`` and
-  the short escapes; JSON text inside a JSON string, whose backslashes are
-  escaped again, too) — one matcher per secret accepts *each character* in any
+* **raw**, **case-folded** (each letter in either case: an echo in upper
+  or lower case, or a server that normalizes case), **URL-encoded**
+  (``%XX`` in either case, ``+`` for a space) and **JSON-escaped**
+  (``\\uXXXX`` in either case, surrogate pairs, ``\\/`` and the short
+  escapes; JSON text inside a JSON string, whose backslashes are escaped
+  again, too) — one matcher per secret accepts *each character* in any
   of these spellings, so a JSON encoder that escapes some characters and not
   others is caught, and so is any mixture;
 * **base64**, standard and URL-safe, at each of the three alignments the
   secret can have inside a longer encoded text (``Basic`` credentials, a
-  token that embeds the key): only the characters that depend on the secret
-  alone are matched.
+  token that embeds the key), of the secret as it is and upper- and
+  lower-cased: only the characters that depend on the secret alone are
+  matched, and a line break (``\n`` or ``\r\n``, as MIME writes every 76
+  characters) may stand between any two of them.
 
 Streaming (:meth:`SecretScrubber.feed`): a secret may be split across two
 chunks, so the end of each chunk that could be the beginning of a match is
@@ -79,6 +83,12 @@ def _char_forms(char: str) -> tuple[str, set[int], set[int], int]:
     alphabet = set(raw)
     starts = {raw[0]}
     longest = len(raw)
+    # Case-folded: an ASCII letter in the other case (other scripts are left as they are).
+    if char.isascii() and char.isalpha():
+        other = char.swapcase().encode()
+        options.append(re.escape(other.decode("latin-1")))
+        alphabet |= set(other)
+        starts.add(other[0])
     # URL encoding: every UTF-8 byte as %XX; a space may also be '+'.
     url = ""
     for byte in raw:
@@ -119,16 +129,29 @@ def _base64_forms(secret: bytes) -> list[bytes]:
 
     Inside a longer encoded text the secret starts at byte offset 0, 1 or 2
     of a 3-byte group; the characters that mix in neighbouring bytes are left
-    out, the rest must match exactly.
+    out, the rest must match exactly. The secret upper- and lower-cased is
+    encoded too (``Basic`` credentials built from a case-folded name).
     """
     forms: list[bytes] = []
-    for align, skip in ((0, 0), (1, 2), (2, 3)):
-        encoded = base64.b64encode(b"\0" * align + secret)
-        whole = (align + len(secret)) * 8 // 6  # characters made of known bits only
-        fragment = encoded[skip:whole]
-        forms.append(fragment)
-        forms.append(fragment.translate(bytes.maketrans(b"+/", b"-_")))
-    return list(dict.fromkeys(forms))
+    for variant in dict.fromkeys((secret, secret.upper(), secret.lower())):
+        for align, skip in ((0, 0), (1, 2), (2, 3)):
+            encoded = base64.b64encode(b"\0" * align + variant)
+            whole = (align + len(variant)) * 8 // 6  # characters made of known bits only
+            fragment = encoded[skip:whole]
+            forms.append(fragment)
+            forms.append(fragment.translate(bytes.maketrans(b"+/", b"-_")))
+    return list(dict.fromkeys(f for f in forms if f))
+
+
+#: A MIME line break (RFC 2045 wraps base64 every 76 characters): allowed
+#: between any two characters of a base64 spelling, as it is or JSON-escaped
+#: (``\r\n`` inside a JSON string, escaped once more inside JSON in JSON).
+_MIME_BREAK: Final = r"(?:\r?\n|(?:\\{1,2}r)?\\{1,2}n)?"
+
+
+def _wrapped(form: bytes) -> str:
+    """A regex for base64 text ``form`` with a line break allowed between characters."""
+    return _MIME_BREAK.join(re.escape(chr(byte)) for byte in form)
 
 
 def encoded_forms(secret: str) -> tuple[str, set[int], set[int], int]:
@@ -143,10 +166,11 @@ def encoded_forms(secret: str) -> tuple[str, set[int], set[int], int]:
     longest = sum(n for _, _, _, n in parts)
     patterns = [text_pattern]
     for form in _base64_forms(secret.encode("utf-8", "surrogatepass")):
-        patterns.append(re.escape(form.decode("ascii")))
+        patterns.append(_wrapped(form))
         alphabet |= set(form)
         starts.add(form[0])
-        longest = max(longest, len(form))
+        # (A wrapped form is longer by its breaks: 2 bytes per 76 characters.)
+        longest = max(longest, len(form) + 2 * (len(form) // 76 + 1))
     return "|".join(patterns), alphabet, starts, longest
 
 

@@ -1,0 +1,56 @@
+"""Every message printed is cleaned first: URLs' credentials and secret shapes masked.
+
+Usage errors echo what the user typed (``--base-url``, ``--header``,
+``--upstream``), banners print where the proxy forwards to, refusals name
+what they refused: :func:`clean_message` is applied to each of them (through
+``cli.common.error`` and the banners), so a password in a URL, a
+``Bearer`` token or anything shaped like a key is shown masked
+(:func:`~.masked.masked`) instead.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from .http import redact_url
+from .masked import masked
+from .names import is_secret_header
+from .shapes import find_secrets
+
+__all__ = ["clean_message"]
+
+_URL: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]+")
+# "Authorization: Bearer sk-…" as a --header value would be written.
+_HEADER: Final = re.compile(
+    r"(?P<name>\b[A-Za-z0-9][A-Za-z0-9_\-]*)(?P<sep>\s*:\s*)(?P<value>[^'\"\n]+)"
+)
+
+
+def _url(m: re.Match[str]) -> str:
+    return redact_url(m.group())
+
+
+def _header(m: re.Match[str]) -> str:
+    if not is_secret_header(m.group("name")):
+        return m.group()
+    return m.group("name") + m.group("sep") + masked(m.group("value").strip(), "credential")
+
+
+def clean_message(text: str) -> str:
+    """``text`` with URL credentials removed, credential headers and secret shapes masked."""
+    text = _URL.sub(_url, text)
+    text = _HEADER.sub(_header, text)
+    matches = find_secrets(text)
+    if not matches:
+        return text
+    out: list[str] = []
+    at = 0
+    for m in matches:
+        if m.rule == "email":
+            continue
+        out.append(text[at : m.start])
+        out.append(masked(text[m.start : m.end], m.rule))
+        at = m.end
+    out.append(text[at:])
+    return "".join(out)

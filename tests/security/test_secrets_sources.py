@@ -1,0 +1,103 @@
+"""Class 2 — every source: each credential that enters a request, in every spelling.
+
+A hostile upstream (:mod:`.secrets_upstream`) echoes back every credential
+the request carried — the key, header values, each cookie's value, Basic
+user and password, URL userinfo, query values, body fields, and a cookie it
+set itself — in every spelling docs/security.md claims. Nothing of them may
+reach the capture, in live mode or through the proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from inspector.live import LiveFeed, build_request
+from inspector.proxy import FlowLog, ProxyServer, ProxySettings
+
+from .secrets_upstream import SET_COOKIE_VALUE, HostileUpstream, leaks
+
+KEY = "sk-live-" + "Hq8Zr2" * 5
+COOKIE = "CookieValue-" + "m4Pq" * 4
+TOKEN = "custom-token-" + "Wz5" * 5
+USER, PASSWORD = "basic-user-name", "basic-pass-" + "Xy7" * 4
+URL_PASSWORD = "url-pass-" + "Lk3" * 4
+QUERY = "query-key-" + "Rt6" * 4
+BODY = "body-api-key-" + "Np2" * 4
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[HostileUpstream]:
+    with HostileUpstream() as server:
+        yield server
+
+
+def _live(url: str, capture: Path, *, headers: list[tuple[str, str]], key: str | None,
+          body: dict[str, object] | None = None) -> LiveFeed:  # fmt: skip
+    request = build_request("openai-chat", model="m", prompt=None if body else "hi",
+                            base_url=url, headers=headers, api_key=key, body=body)  # fmt: skip
+    feed = LiveFeed(request, capture=capture, api_key=key, transport_timeout=10)
+    asyncio.run(feed.run(lambda: None))
+    return feed
+
+
+def _everything_shown(feed: LiveFeed, capture: Path) -> str:
+    texts = [capture.read_text("utf-8", "replace"), feed.description, str(feed.trace.header)]
+    texts += [str(event) for event in feed.trace.events]
+    return "\n".join(texts)
+
+
+def test_live_keeps_every_request_credential_out_in_every_spelling(
+    upstream: HostileUpstream, tmp_path: Path
+) -> None:
+    capture = tmp_path / "c.jsonl"
+    headers = [("Cookie", f"sess={COOKIE}; theme=dark"), ("X-Custom-Token", TOKEN)]
+    feed = _live(
+        f"{upstream.url}/v1?key={QUERY}",
+        capture,
+        headers=headers,
+        key=KEY,
+        body={"api_key": BODY, "messages": [{"role": "user", "content": "hi"}]},
+    )
+    shown = _everything_shown(feed, capture)
+    assert "hello" in shown  # the stream itself was recorded
+    assert leaks(shown, [KEY, COOKIE, TOKEN, QUERY, BODY, SET_COOKIE_VALUE]) == []
+
+
+def test_live_keeps_basic_credentials_and_url_userinfo_out(
+    upstream: HostileUpstream, tmp_path: Path
+) -> None:
+    basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    capture = tmp_path / "basic.jsonl"
+    feed = _live(upstream.url + "/v1", capture, headers=[("Authorization", f"Basic {basic}")],
+                 key=None)  # fmt: skip
+    assert leaks(_everything_shown(feed, capture), [basic, USER, PASSWORD]) == []
+    capture = tmp_path / "userinfo.jsonl"
+    url = upstream.url.replace("http://", f"http://urluser123:{URL_PASSWORD}@") + "/v1"
+    feed = _live(url, capture, headers=[], key=None)
+    assert leaks(_everything_shown(feed, capture), [URL_PASSWORD, "urluser123"]) == []
+
+
+def test_the_proxy_keeps_every_credential_out_in_every_spelling(
+    upstream: HostileUpstream, tmp_path: Path
+) -> None:
+    log = FlowLog(tmp_path)
+    with ProxyServer(log, ProxySettings(upstream=upstream.url), port=0) as proxy:
+        response = httpx.post(
+            f"{proxy.url}/v1/chat/completions?key={QUERY}",
+            json={"model": "m", "stream": True, "api_key": BODY},
+            headers={"Authorization": f"Bearer {KEY}", "Cookie": f"sess={COOKIE}",
+                     "X-Custom-Token": TOKEN},
+            timeout=10,
+        )  # fmt: skip
+    assert KEY.encode() in response.content  # the app gets what the upstream sent
+    (flow,) = log.flows
+    assert flow.capture is not None
+    written = flow.capture.read_text("utf-8", "replace")
+    assert "hello" in written
+    assert leaks(written, [KEY, COOKIE, TOKEN, QUERY, BODY, SET_COOKIE_VALUE]) == []
