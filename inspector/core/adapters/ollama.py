@@ -35,10 +35,18 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, int_or_none, json_problem
+from .base import Adapter, Lane, int_or_none, json_problem
 from .content_rule import by_content
+from .plain import Plain, Shape
 
-__all__ = ["DONE_REASONS", "ERROR_PATTERNS", "FINAL_SIGNALS", "TEXT_FIELDS", "OllamaAdapter"]
+__all__ = [
+    "DONE_REASONS",
+    "ERROR_PATTERNS",
+    "FINAL_SIGNALS",
+    "PLAIN",
+    "TEXT_FIELDS",
+    "OllamaAdapter",
+]
 
 FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
     "done: true": ("completed", "every block closed; finish_reason from done_reason"),
@@ -81,6 +89,30 @@ IGNORED: Final = frozenset(
 )  # fmt: skip
 
 
+#: The keys of a line that only extends the text (the model is read at the start and at done).
+_LINE_KEYS: Final = frozenset({"model", "created_at", "done"})
+
+PLAIN: Final = Plain(
+    shapes={
+        # An /api/chat line whose message is only more ``content`` for the open text block.
+        "chat": Shape(
+            text=("message", "content"),
+            keys={(): _LINE_KEYS | {"message"}, ("message",): frozenset({"role", "content"})},
+            equal={("done",): False},
+            templates=True,
+        ),
+        # An /api/generate line that is only more ``response``.
+        "generate": Shape(
+            text=("response",),
+            keys={(): _LINE_KEYS | {"response"}},
+            equal={("done",): False},
+            templates=True,
+        ),
+    }
+)
+"""What a plain line is (see :mod:`.plain`): NDJSON lines feed runs as SSE frames do."""
+
+
 def _category(message: str) -> str:
     lowered = message.lower()
     for words, category in ERROR_PATTERNS:
@@ -103,18 +135,20 @@ class OllamaAdapter(Adapter):
     """Ollama NDJSON lines to actions; see the module's final-signal table."""
 
     provider = "ollama"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
         self.next_index = 0
         self.open: tuple[int, str] | None = None  # (block index, kind) of the open block
         self.called_tools = False
+        self.chat = True  # the last line's endpoint: a ``message`` (chat) or not (generate)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one line: an error, else its content in order, then ``done``."""
         out: list[Action] = []
         try:
-            line = orjson.loads(frame.data)
+            line = self._json(frame)
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return out
@@ -131,7 +165,7 @@ class OllamaAdapter(Adapter):
             out.append(Fail(_category(text), "error", text))
             return out
         found = line.get("message")
-        chat = isinstance(found, dict)
+        chat = self.chat = isinstance(found, dict)
         source: Mapping[str, Any] = found if isinstance(found, dict) else line
         for kind, (chat_field, generate_field, provider_type) in TEXT_FIELDS.items():
             piece = source.get(chat_field if chat else generate_field)
@@ -154,6 +188,13 @@ class OllamaAdapter(Adapter):
                 )
             )
         return out
+
+    def lane(self) -> Lane | None:
+        """The open text block, extended by lines like the last one (chat or generate)."""
+        block = self.open
+        if block is None or block[1] != "text":
+            return None
+        return block[0], "text", "chat" if self.chat else "generate", ()
 
     def _extend(self, kind: str, provider_type: str, text: str, out: list[Action]) -> None:
         if self.open is None or self.open[1] != kind:

@@ -32,9 +32,10 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .plain import Each, Plain, Shape
 
-__all__ = ["DONE", "FINAL_SIGNALS", "FINISH_REASONS", "OpenAICompletionsAdapter"]
+__all__ = ["DONE", "FINAL_SIGNALS", "FINISH_REASONS", "PLAIN", "OpenAICompletionsAdapter"]
 
 #: The data of the frame that proves the end.
 DONE: Final = "[DONE]"
@@ -67,10 +68,36 @@ def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+PLAIN: Final = Plain(
+    shapes={
+        # Nearly every chunk: choice 0's next ``text`` for the open text block, no
+        # finish_reason (nor vLLM's stop_reason), no error. The model and id are taken
+        # from the first chunk only, so a plain chunk updates nothing but the usage.
+        "text": Shape(
+            text=("choices", 0, "text"),
+            keys={
+                (): frozenset({"id", "object", "created", "model", "system_fingerprint",
+                               "choices", "usage"}),
+                ("choices", 0): frozenset(
+                    {"index", "text", "logprobs", "finish_reason", "stop_reason"}
+                ),
+            },
+            equal={("choices", 0, "index"): 0},
+            defaults={("choices", 0, "index"): 0},
+            null=(("choices", 0, "finish_reason"), ("choices", 0, "stop_reason")),
+            templates=True,
+        )
+    },
+    fields={"usage": Each("usage", dict, normalize_usage)},
+)  # fmt: skip
+"""What a plain chunk is (see :mod:`.plain`)."""
+
+
 class OpenAICompletionsAdapter(Adapter):
     """Legacy Completions chunks to actions; see the module's final-signal table."""
 
     provider = "openai-completions"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -89,7 +116,7 @@ class OpenAICompletionsAdapter(Adapter):
             self._done(out)
             return out
         try:
-            chunk = orjson.loads(frame.data)
+            chunk = self._json(frame)
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return out
@@ -115,6 +142,10 @@ class OpenAICompletionsAdapter(Adapter):
             if isinstance(choice, dict):
                 self._choice(choice, frame, out)
         return out
+
+    def lane(self) -> Lane | None:
+        """The open text block (block 0): what a plain chunk extends."""
+        return (0, "text", "text", ()) if self.open else None
 
     def _choice(self, choice: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         if choice.get("index", 0) != 0:
