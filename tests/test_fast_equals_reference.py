@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from benchmarks.streams import GENERATORS, stream_of_size
 from inspector.capture import Recording, load_recording
 from inspector.core.adapters import ADAPTERS, adapter_for
+from inspector.core.adapters.base import Adapter
 from inspector.core.normalizer import Normalizer
 from inspector.core.trace import Trace, TransportEnd
 from inspector.library import expand_paths
@@ -256,7 +257,7 @@ def test_the_reference_mode_takes_no_run_and_no_template() -> None:
 
 
 #: Adapters without a description of their plain frames yet: feed maps every frame.
-UNDESCRIBED = frozenset({"bedrock-converse", "cohere", "ai-sdk-ui"})
+UNDESCRIBED = frozenset({"bedrock-converse"})
 
 
 def test_a_new_adapter_gets_the_fast_path_from_its_description() -> None:
@@ -268,3 +269,33 @@ def test_a_new_adapter_gets_the_fast_path_from_its_description() -> None:
             assert plain is None, f"{provider} has a description now: take it off the list"
             continue
         assert plain is not None and set(plain.runners) == set(plain.shapes), provider
+
+
+#: A capture of each adapter described since v1 whose text must go through runs.
+TEXT_CAPTURES = {
+    "openai-completions": "openai-completions/text-with-usage.jsonl",
+    "ollama": "ollama/chat-text.jsonl",
+    "ollama (generate)": "ollama/generate-text.jsonl",
+    "cohere": "cohere/text.jsonl",
+    "ai-sdk-ui": "ai-sdk-ui/text.jsonl",
+}
+
+
+@pytest.mark.parametrize("capture", TEXT_CAPTURES.values(), ids=list(TEXT_CAPTURES))
+def test_a_described_adapter_takes_its_text_as_runs(
+    capture: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The description is not dead: the plain frames of a text capture, NDJSON lines
+    # included, reach the machine as runs rather than through feed.
+    taken: list[int] = []
+    feed_run = Adapter.feed_run
+
+    def counting(self: Adapter, *args: Any) -> Any:
+        answer = feed_run(self, *args)
+        taken.append(len(answer[2]))
+        return answer
+
+    monkeypatch.setattr(Adapter, "feed_run", counting)
+    trace = trace_recording(load_recording(CAPTURES / capture))
+    texts = sum(1 for event in trace.events if event.get("type") == "block.delta")
+    assert sum(taken) >= texts - 1 > 0
