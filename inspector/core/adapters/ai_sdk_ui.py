@@ -49,9 +49,10 @@ from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock
 from ..sse import Frame
 from .base import Adapter, Lane, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Param, Plain, Shape
 
-__all__ = ["FINAL_SIGNALS", "FINISH_REASONS", "PARTS", "PLAIN", "AiSdkUiAdapter"]
+__all__ = ["FINAL_SIGNALS", "FINISH_REASONS", "PARTS", "PART_FIELDS", "PLAIN", "AiSdkUiAdapter"]
 
 DONE: Final = "[DONE]"
 
@@ -86,6 +87,24 @@ WHOLE_PARTS: Final = frozenset(
 #: Parts that give no event (their content is kept in the trace).
 SILENT_PARTS: Final = frozenset({"start-step", "finish-step", "message-metadata"})
 
+_STREAMED: Final = {"type": READ, "id": READ, "delta": READ}
+_TOOL: Final = {"type": READ, "toolCallId": READ, "toolName": READ, "providerExecuted": READ}
+PART_FIELDS: Final[FieldTable] = {
+    "start": {"type": READ, "messageId": READ},
+    **{f"{family}-{step}": _STREAMED for family in PARTS for step in ("start", "delta", "end")},
+    "tool-input-start": _TOOL,
+    "tool-input-delta": {"type": READ, "toolCallId": READ, "inputTextDelta": READ},
+    "tool-input-available": {**_TOOL, "input": READ},
+    "finish": {"type": READ, "finishReason": READ},
+    "error": {"type": READ, "errorText": READ},
+    "abort": {"type": READ},
+    "start-step": {"type": READ},
+    "finish-step": {"type": READ},
+    # Metadata the app attaches for its own UI: kept in the trace, no event.
+    "message-metadata": {"type": READ, "messageMetadata": IGNORED},
+}
+"""v1.1 unread-field accounting per part type (:mod:`.fields`); whole parts are read whole."""
+
 PLAIN: Final = Plain(
     shapes={
         # A text-delta part for the text part last started or extended (found by its id).
@@ -115,6 +134,7 @@ class AiSdkUiAdapter(Adapter):
         self.response_id: str | None = None
         self.finish: dict[str, Any] | None = None  # the finish part, until [DONE] proves it
         self.text_id: str | None = None  # the id of the text part being written
+        self.fields = FieldAccount(PART_FIELDS)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one part by its ``type``."""
@@ -132,6 +152,7 @@ class AiSdkUiAdapter(Adapter):
             out.append(Ignore(f"frame {frame.index}: a part without a type skipped"))
             return self._started(out)
         assert isinstance(part, dict)
+        self.fields.check(kind, part, frame.index, out)
         if kind == "start":
             message_id = part.get("messageId")
             self.response_id = message_id if isinstance(message_id, str) else None

@@ -39,10 +39,12 @@ from ..errors import category_for
 from ..sse import Frame
 from .base import Adapter, Lane, int_or_none, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Param, Plain, Shape
 
 __all__ = [
     "CONTENT_KINDS",
+    "EVENT_FIELDS",
     "FAILED_REASONS",
     "FINAL_SIGNALS",
     "FINISH_REASONS",
@@ -79,6 +81,36 @@ CONTENT_KINDS: Final[dict[str, tuple[str, str]]] = {
     "thinking": ("reasoning", "thinking"),
 }
 
+
+_TYPE_INDEX: Final = {"type": READ, "index": READ}
+_CONTENT: Final = {"type": READ, "text": READ, "thinking": READ}
+EVENT_FIELDS: Final[FieldTable] = {
+    # (the message's lists are empty at its start: the content follows as events)
+    "message-start": {"type": READ, "id": READ, "delta": {"message": {"role": IGNORED}}},
+    "content-start": {**_TYPE_INDEX, "delta": {"message": {"content": _CONTENT}}},
+    # A content type without a rule is an opaque block that carries its content whole.
+    "content-start:opaque": {**_TYPE_INDEX, "delta": {"message": {"content": READ}}},
+    "content-delta": {**_TYPE_INDEX, "delta": {"message": {"content": _CONTENT}}},
+    "content-end": _TYPE_INDEX,
+    "tool-plan-delta": {"type": READ, "delta": {"message": {"tool_plan": READ}}},
+    "tool-call-start": {
+        **_TYPE_INDEX,
+        "delta": {"message": {"tool_calls": {
+            "id": READ, "type": IGNORED, "function": {"name": READ, "arguments": READ}}}},
+    },
+    "tool-call-delta": {
+        **_TYPE_INDEX,
+        "delta": {"message": {"tool_calls": {"function": {"arguments": READ}}}},
+    },
+    "tool-call-end": _TYPE_INDEX,
+    "citation-start": {**_TYPE_INDEX, "delta": {"message": {"citations": READ}}},
+    "citation-end": _TYPE_INDEX,
+    "message-end": {
+        "type": READ, "id": IGNORED,
+        "delta": {"finish_reason": READ, "error": READ, "usage": READ},
+    },
+}  # fmt: skip
+"""v1.1 unread-field accounting per event type (:mod:`.fields`); ``debug`` is kept whole."""
 
 PLAIN: Final = Plain(
     shapes={
@@ -134,6 +166,7 @@ class CohereAdapter(Adapter):
         self.blocks: dict[tuple[str, int], tuple[int, str]] = {}  # (space, index) -> (block, kind)
         self.open_text: int | None = None
         self.text_index = -1  # the provider index of the open text block
+        self.fields = FieldAccount(EVENT_FIELDS)
         self.plan: int | None = None  # the open tool_plan block
         self.called_tools = False
         self.response_id: str | None = None
@@ -161,6 +194,7 @@ class CohereAdapter(Adapter):
             self.plan = None
         handler = EVENTS.get(kind)
         if handler is not None:
+            self.fields.check(_field_type(kind, data), data, frame.index, out)
             handler(self, data, frame, out)
         elif "message" in data or "error" in data:
             out.append(_error(data))
@@ -332,6 +366,16 @@ class CohereAdapter(Adapter):
 
     def _debug(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         return None  # diagnostics only: kept in the trace
+
+
+def _field_type(kind: str, data: Mapping[str, Any]) -> str:
+    """The row of :data:`EVENT_FIELDS` for an event: a content-start by its content's rule."""
+    if kind != "content-start":
+        return kind
+    content = _message(data).get("content")
+    content_type = content.get("type") if isinstance(content, dict) else None
+    known = isinstance(content_type, str) and content_type in CONTENT_KINDS
+    return kind if known else "content-start:opaque"
 
 
 def _error(data: Mapping[str, Any]) -> Fail:

@@ -37,12 +37,14 @@ from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock
 from ..sse import Frame
 from .base import Adapter, Lane, int_or_none, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Plain, Shape
 
 __all__ = [
     "DONE_REASONS",
     "ERROR_PATTERNS",
     "FINAL_SIGNALS",
+    "LINE_FIELDS",
     "PLAIN",
     "TEXT_FIELDS",
     "OllamaAdapter",
@@ -82,11 +84,24 @@ TEXT_FIELDS: Final[dict[str, tuple[str, str, str]]] = {
 """Block kind → (``message`` field, top-level field, provider_type). Order is the order
 of blocks within one line: thinking comes before content."""
 
-#: Fields read only to be ignored (timings, the generate context, the echoed role).
-IGNORED: Final = frozenset(
-    {"created_at", "total_duration", "load_duration", "prompt_eval_duration",
-     "eval_duration", "context", "role", "images"}
-)  # fmt: skip
+LINE_FIELDS: Final[FieldTable] = {
+    "line": {
+        "model": READ, "done": READ, "done_reason": READ, "error": READ,
+        "prompt_eval_count": READ, "eval_count": READ,
+        "response": READ, "thinking": READ,  # (/api/generate)
+        "message": {
+            "role": IGNORED, "content": READ, "thinking": READ, "images": IGNORED,
+            "tool_calls": {
+                "id": READ,
+                "function": {"name": READ, "arguments": READ, "index": IGNORED},
+            },
+        },
+        # Timings and the generate context (token ids to send back): ignored.
+        "created_at": IGNORED, "total_duration": IGNORED, "load_duration": IGNORED,
+        "prompt_eval_duration": IGNORED, "eval_duration": IGNORED, "context": IGNORED,
+    }
+}  # fmt: skip
+"""v1.1 unread-field accounting: the fields a line's reading covers (:mod:`.fields`)."""
 
 
 #: The keys of a line that only extends the text (the model is read at the start and at done).
@@ -142,6 +157,7 @@ class OllamaAdapter(Adapter):
         self.next_index = 0
         self.open: tuple[int, str] | None = None  # (block index, kind) of the open block
         self.called_tools = False
+        self.fields = FieldAccount(LINE_FIELDS)
         self.chat = True  # the last line's endpoint: a ``message`` (chat) or not (generate)
 
     def feed(self, frame: Frame) -> list[Action]:
@@ -164,6 +180,7 @@ class OllamaAdapter(Adapter):
             text = error if isinstance(error, str) and error else f"Ollama error {error!r}"
             out.append(Fail(_category(text), "error", text))
             return out
+        self.fields.check("line", line, frame.index, out)
         found = line.get("message")
         chat = self.chat = isinstance(found, dict)
         source: Mapping[str, Any] = found if isinstance(found, dict) else line

@@ -33,9 +33,17 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
 from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Each, Plain, Shape
 
-__all__ = ["DONE", "FINAL_SIGNALS", "FINISH_REASONS", "PLAIN", "OpenAICompletionsAdapter"]
+__all__ = [
+    "CHUNK_FIELDS",
+    "DONE",
+    "FINAL_SIGNALS",
+    "FINISH_REASONS",
+    "PLAIN",
+    "OpenAICompletionsAdapter",
+]
 
 #: The data of the frame that proves the end.
 DONE: Final = "[DONE]"
@@ -55,8 +63,17 @@ FINISH_REASONS: Final[dict[str, str]] = {
 }
 """``finish_reason`` → contract ``finish_reason``; anything else is ``other``."""
 
-#: Chunk fields read only to be ignored.
-IGNORED: Final = frozenset({"id", "object", "created", "system_fingerprint"})
+CHUNK_FIELDS: Final[FieldTable] = {
+    "chunk": {
+        "id": READ, "object": IGNORED, "created": IGNORED, "model": READ,
+        "system_fingerprint": IGNORED, "usage": READ, "error": READ,
+        # vLLM's `stop_reason` (the stop string or token behind finish_reason "stop") is
+        # raw data only, as in Chat's vllm dialect row (docs/providers/openai-completions.md).
+        "choices": {"index": READ, "text": READ, "finish_reason": READ, "logprobs": IGNORED,
+                    "stop_reason": IGNORED},
+    }
+}  # fmt: skip
+"""v1.1 unread-field accounting: the fields a chunk's reading covers (:mod:`.fields`)."""
 
 
 def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,6 +125,7 @@ class OpenAICompletionsAdapter(Adapter):
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned_choices = False
+        self.fields = FieldAccount(CHUNK_FIELDS)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one chunk, or the ``[DONE]`` sentinel."""
@@ -134,6 +152,7 @@ class OpenAICompletionsAdapter(Adapter):
         if isinstance(error, dict):
             out.append(fail_from_error_object(error))
             return out
+        self.fields.check("chunk", chunk, frame.index, out)
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = normalize_usage(usage)
