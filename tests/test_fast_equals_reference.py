@@ -190,11 +190,18 @@ def bent_streams(draw: st.DrawFn) -> tuple[str, bytes, list[int]]:
     perhaps cut short, and how to cut it into chunks."""
     provider = draw(st.sampled_from(sorted(GENERATORS)))
     frames, separator = _frames_of(stream_of_size(provider, draw(st.integers(1_000, 6_000))))
+    body = _bent(draw, frames, separator, ODD_FRAMES)
+    sizes = draw(st.lists(st.integers(1, 700), min_size=1, max_size=8))
+    return provider, body, sizes
+
+
+def _bent(draw: st.DrawFn, frames: list[bytes], separator: bytes, odd: list[bytes]) -> bytes:
+    """``frames`` repeated, dropped, swapped, bent and interrupted, perhaps cut short."""
     for _ in range(draw(st.integers(0, 6))):
         at = draw(st.integers(0, len(frames) - 1))
         change = draw(st.integers(0, 4))
         if change == 0:
-            frames.insert(at, draw(st.sampled_from(ODD_FRAMES)))
+            frames.insert(at, draw(st.sampled_from(odd)))
         elif change == 1:
             frames.insert(at, frames[draw(st.integers(0, len(frames) - 1))])
         elif change == 2 and len(frames) > 1:
@@ -209,8 +216,7 @@ def bent_streams(draw: st.DrawFn) -> tuple[str, bytes, list[int]]:
     body = b"".join(frame + separator for frame in frames)
     if draw(st.booleans()):
         body = body[: draw(st.integers(0, len(body)))]  # truncated: mid-frame, mid-line
-    sizes = draw(st.lists(st.integers(1, 700), min_size=1, max_size=8))
-    return provider, body, sizes
+    return body
 
 
 @settings(max_examples=150, deadline=None)
@@ -223,6 +229,45 @@ def test_a_bent_stream_normalizes_the_same_fast_and_in_the_reference_mode(
     reference = everything(_fed(chunks, provider, fast=False, many=False))
     assert everything(_fed(chunks, provider, fast=True, many=False)) == reference
     assert everything(_fed(chunks, provider, fast=True, many=True)) == reference
+
+
+#: Lines that interrupt a run of plain NDJSON ones (Ollama).
+ODD_LINES = [b"{not json", b'{"error": "boom"}', b"", b"[]", b'{"done": true}', b"null"]
+
+#: The adapters described since v1 have no generator: their bundled captures are bent.
+BENT_PROVIDERS = ("openai-completions", "ollama", "cohere", "ai-sdk-ui")
+CAPTURE_BODIES = [
+    (provider, framing_of(rec), rec.body)
+    for provider in BENT_PROVIDERS
+    for path in sorted((CAPTURES / provider).glob("*.jsonl"))
+    if not path.name.endswith(".events.jsonl")
+    for rec in [load_recording(path)]
+    if rec.status is None or rec.status < 400
+]
+
+
+@st.composite
+def bent_captures(draw: st.DrawFn) -> tuple[str, str, bytes, list[int]]:
+    """A bundled capture of a newer adapter, bent as :func:`bent_streams` bends streams."""
+    provider, framing, body = draw(st.sampled_from(CAPTURE_BODIES))
+    if framing == "ndjson":
+        frames, separator, odd = body.split(b"\n")[:-1], b"\n", ODD_LINES
+    else:
+        (frames, separator), odd = _frames_of(body), ODD_FRAMES
+    bent = _bent(draw, frames, separator, odd)
+    return provider, framing, bent, draw(st.lists(st.integers(1, 300), min_size=1, max_size=8))
+
+
+@settings(max_examples=150, deadline=None)
+@given(bent_captures())
+def test_a_bent_capture_of_a_newer_adapter_normalizes_the_same_fast_and_in_the_reference_mode(
+    stream: tuple[str, str, bytes, list[int]],
+) -> None:
+    provider, framing, body, sizes = stream
+    chunks = _cut(body, sizes)
+    reference = everything(_fed(chunks, provider, False, False, framing))
+    assert everything(_fed(chunks, provider, True, False, framing)) == reference
+    assert everything(_fed(chunks, provider, True, True, framing)) == reference
 
 
 @settings(max_examples=40, deadline=None)
