@@ -128,3 +128,23 @@ def test_done_without_finish_fails_and_finish_without_done_is_interrupted() -> N
     )
     trace = run([sse([*OPEN, *text("t", "a"), {"type": "finish"}])], "ai-sdk-ui", "sse")
     assert trace.outcome == "interrupted (transport)"
+
+
+def test_an_unmapped_field_warns_once_with_its_path_and_the_text_still_flows() -> None:
+    parts: list[dict[str, object] | str] = [*OPEN, *text("t0", "a", "b", "c"), *CLOSE]
+    parts[4]["providerMetadata"] = {"openai": {"itemId": "i"}}  # type: ignore[index]
+    parts[5]["providerMetadata"] = {"openai": {"itemId": "j"}}  # type: ignore[index]
+    trace = run([sse(parts)], "ai-sdk-ui", "sse")
+    warnings = [e["path"] for e in trace.events if e.get("code") == "unread_field"]
+    assert warnings == ["providerMetadata"]
+    texts = [e["delta"]["text"] for e in trace.events if e["type"] == "block.delta"]
+    assert texts == ["a", "b", "c"]
+
+
+def test_whole_parts_and_message_metadata_never_warn() -> None:
+    extra = [
+        {"type": "source-url", "sourceId": "s", "url": "u", "title": "t", "more": 1},
+        {"type": "data-weather", "data": {"t": 1}},
+        {"type": "message-metadata", "messageMetadata": {"createdAt": 1}},
+    ]
+    assert ("stream.warning", "unread_field") not in ui(*OPEN, *extra, *CLOSE)

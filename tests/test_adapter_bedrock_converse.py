@@ -164,3 +164,40 @@ def test_an_unknown_event_is_a_warning_and_the_stream_goes_on() -> None:
     )
     assert events[:2] == [START, ("stream.warning", "unknown_event")]
     assert events[-1][0] == "stream.done"
+
+
+def test_an_unmapped_field_warns_once_with_its_path() -> None:
+    trace = run(
+        [
+            message("messageStart", {"role": "assistant", "x_region": "eu"}),
+            delta(0, text="a"),
+            stop(0),
+            message(
+                "messageStop", {"stopReason": "end_turn", "additionalModelResponseFields": {"k": 1}}
+            ),
+            message("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1}, "x_region": "eu"}),
+        ],
+        "bedrock-converse",
+        "aws-eventstream",
+    )
+    warnings = [e["path"] for e in trace.events if e.get("code") == "unread_field"]
+    assert warnings == ["x_region", "additionalModelResponseFields"]  # (each path once)
+
+
+def test_padding_metrics_traces_and_an_opaque_start_are_read_only_to_be_ignored() -> None:
+    opaque = message("contentBlockStart", {"contentBlockIndex": 0, "start": {"image": {"f": 1}}})
+    metadata = {
+        "usage": {"inputTokens": 1, "outputTokens": 1},
+        "metrics": {"latencyMs": 9},
+        "trace": {"guardrail": {"modelOutput": ["x"]}},
+        "performanceConfig": {"latency": "optimized"},
+        "p": "pad",
+    }
+    events = converse(
+        message("messageStart", {"role": "assistant", "p": "pad"}),
+        opaque,
+        stop(0),
+        message("messageStop", {"stopReason": "end_turn", "p": "pad"}),
+        message("metadata", metadata),
+    )
+    assert ("stream.warning", "unread_field") not in events

@@ -148,3 +148,25 @@ def test_thinking_content_is_reasoning() -> None:
 def test_no_message_end_is_interrupted() -> None:
     trace = run([sse([MESSAGE_START, *content(0, "a")], named=True)], "cohere", "sse")
     assert trace.outcome == "interrupted (transport)"
+
+
+def test_an_unmapped_field_warns_once_with_its_path_and_the_text_still_flows() -> None:
+    events = [MESSAGE_START, *content(0, "a", "b", "c"), end("COMPLETE")]
+    events[3]["delta"]["message"]["content"]["logprobs"] = [0.1]  # type: ignore[index]
+    events[4]["delta"]["message"]["content"]["logprobs"] = [0.2]  # type: ignore[index]
+    events[4]["x_trace"] = "t"
+    trace = run([sse(events, named=True)], "cohere", "sse")
+    warnings = [e["path"] for e in trace.events if e.get("code") == "unread_field"]
+    assert warnings == ["delta.message.content.logprobs", "x_trace"]
+    texts = [e["delta"]["text"] for e in trace.events if e["type"] == "block.delta"]
+    assert texts == ["a", "b", "c"]
+
+
+def test_an_opaque_content_start_is_read_whole() -> None:
+    start = {
+        "type": "content-start",
+        "index": 0,
+        "delta": {"message": {"content": {"type": "image", "url": "u", "detail": "d"}}},
+    }
+    events = [MESSAGE_START, start, {"type": "content-end", "index": 0}, end("COMPLETE")]
+    assert ("stream.warning", "unread_field") not in cohere(*events)

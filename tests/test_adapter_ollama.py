@@ -122,3 +122,21 @@ def test_the_bytes_ending_before_done_is_interrupted_and_a_line_without_lf_is_th
 def test_a_line_that_is_not_json_is_a_protocol_error() -> None:
     events = compact(run([ndjson([chat(content="a")]) + b"{oops\n"], "ollama", "ndjson"))
     assert events[-1] == ("stream.error", "failed", "protocol_error", None)
+
+
+def test_an_unmapped_field_warns_once_with_its_path_and_the_text_still_flows() -> None:
+    # The middle lines look plain but for the new fields: the fast path must leave them
+    # to feed, which warns (each path once) and maps their text all the same.
+    lines = [chat(content="a"), chat(content="b", mood="x"), chat(content="c", mood="y")]
+    lines[2]["vision"] = {"ok": 1}
+    trace = run([ndjson([*lines, done()])], "ollama", "ndjson")
+    warnings = [e["path"] for e in trace.events if e.get("code") == "unread_field"]
+    assert warnings == ["message.mood", "vision"]
+    texts = [e["delta"]["text"] for e in trace.events if e["type"] == "block.delta"]
+    assert texts == ["a", "b", "c"]
+
+
+def test_timings_the_context_and_the_echoed_role_are_read_only_to_be_ignored() -> None:
+    line = done(context=[1, 2], load_duration=3, prompt_eval_duration=4, eval_duration=5)
+    line["created_at"] = "t"
+    assert ("stream.warning", "unread_field") not in ollama(chat(content="Hi"), line)

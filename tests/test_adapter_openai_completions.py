@@ -73,3 +73,21 @@ def test_a_second_choice_is_skipped_with_one_warning() -> None:
     )
     assert events.count(("stream.warning", "several_choices")) == 1
     assert ("block.delta", 0, "text", "b") not in events
+
+
+def test_an_unmapped_field_warns_once_with_its_path_and_the_text_still_flows() -> None:
+    frames: list[dict[str, object] | str] = [chunk("a"), chunk("b"), chunk("c"), chunk("", "stop")]
+    frames[1]["choices"][0]["tokens"] = [1]  # type: ignore[index]
+    frames[2]["choices"][0]["tokens"] = [2]  # type: ignore[index]
+    frames[2]["x_server"] = "v"  # type: ignore[index]
+    trace = run([sse([*frames, "[DONE]"])], "openai-completions", "sse")
+    warnings = [e["path"] for e in trace.events if e.get("code") == "unread_field"]
+    assert warnings == ["choices[].tokens", "x_server"]
+    texts = [e["delta"]["text"] for e in trace.events if e["type"] == "block.delta"]
+    assert texts == ["a", "b", "c"]
+
+
+def test_vllm_stop_reason_and_logprobs_are_read_only_to_be_ignored() -> None:
+    last = chunk("", "stop")
+    last["choices"][0].update(stop_reason="\n", logprobs={"tokens": ["x"]})  # type: ignore[index]
+    assert ("stream.warning", "unread_field") not in completions(chunk("a"), last, "[DONE]")

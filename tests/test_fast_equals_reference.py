@@ -25,10 +25,11 @@ from hypothesis import strategies as st
 from benchmarks.streams import GENERATORS, stream_of_size
 from inspector.capture import Recording, load_recording
 from inspector.core.adapters import ADAPTERS, adapter_for
+from inspector.core.adapters.base import Adapter
 from inspector.core.normalizer import Normalizer
 from inspector.core.trace import Trace, TransportEnd
 from inspector.library import expand_paths
-from inspector.session import guess_provider, trace_recording
+from inspector.session import framing_of, guess_provider, trace_recording
 
 from .conftest import CAPTURES, ROOT
 
@@ -77,9 +78,14 @@ def everything(trace: Trace) -> dict[str, Any]:
 
 
 def _fed(
-    body_chunks: list[tuple[float, bytes]], provider: str, fast: bool, many: bool, **limits: int
+    body_chunks: list[tuple[float, bytes]],
+    provider: str,
+    fast: bool,
+    many: bool,
+    framing: str = "sse",
+    **limits: int,
 ) -> Trace:
-    normalizer = Normalizer(provider, "st_same", fast=fast, **limits)
+    normalizer = Normalizer(provider, "st_same", fast=fast, framing=framing, **limits)
     if many:
         normalizer.feed_many(body_chunks)
     else:
@@ -119,13 +125,13 @@ def test_a_recording_normalizes_the_same_fast_and_in_the_reference_mode(
     rec: Recording = load_recording(path)
     if rec.status is not None and rec.status >= 400:
         return  # an error body is never decoded: nothing else to compare
-    body = rec.body
+    body, framing = rec.body, framing_of(rec)  # (NDJSON, the AWS event stream: not SSE)
     rng = random.Random(name)
     for sizes in ([len(body) or 1], [1], [rng.randint(1, 64) for _ in range(20)], [4096]):
         chunks = _cut(body, sizes)
-        reference = everything(_fed(chunks, provider, fast=False, many=False))
-        assert everything(_fed(chunks, provider, fast=True, many=False)) == reference, sizes
-        assert everything(_fed(chunks, provider, fast=True, many=True)) == reference, sizes
+        reference = everything(_fed(chunks, provider, False, False, framing))
+        assert everything(_fed(chunks, provider, True, False, framing)) == reference, sizes
+        assert everything(_fed(chunks, provider, True, True, framing)) == reference, sizes
 
 
 # -- generated streams -------------------------------------------------------------------
@@ -184,11 +190,18 @@ def bent_streams(draw: st.DrawFn) -> tuple[str, bytes, list[int]]:
     perhaps cut short, and how to cut it into chunks."""
     provider = draw(st.sampled_from(sorted(GENERATORS)))
     frames, separator = _frames_of(stream_of_size(provider, draw(st.integers(1_000, 6_000))))
+    body = _bent(draw, frames, separator, ODD_FRAMES)
+    sizes = draw(st.lists(st.integers(1, 700), min_size=1, max_size=8))
+    return provider, body, sizes
+
+
+def _bent(draw: st.DrawFn, frames: list[bytes], separator: bytes, odd: list[bytes]) -> bytes:
+    """``frames`` repeated, dropped, swapped, bent and interrupted, perhaps cut short."""
     for _ in range(draw(st.integers(0, 6))):
         at = draw(st.integers(0, len(frames) - 1))
         change = draw(st.integers(0, 4))
         if change == 0:
-            frames.insert(at, draw(st.sampled_from(ODD_FRAMES)))
+            frames.insert(at, draw(st.sampled_from(odd)))
         elif change == 1:
             frames.insert(at, frames[draw(st.integers(0, len(frames) - 1))])
         elif change == 2 and len(frames) > 1:
@@ -203,8 +216,7 @@ def bent_streams(draw: st.DrawFn) -> tuple[str, bytes, list[int]]:
     body = b"".join(frame + separator for frame in frames)
     if draw(st.booleans()):
         body = body[: draw(st.integers(0, len(body)))]  # truncated: mid-frame, mid-line
-    sizes = draw(st.lists(st.integers(1, 700), min_size=1, max_size=8))
-    return provider, body, sizes
+    return body
 
 
 @settings(max_examples=150, deadline=None)
@@ -217,6 +229,45 @@ def test_a_bent_stream_normalizes_the_same_fast_and_in_the_reference_mode(
     reference = everything(_fed(chunks, provider, fast=False, many=False))
     assert everything(_fed(chunks, provider, fast=True, many=False)) == reference
     assert everything(_fed(chunks, provider, fast=True, many=True)) == reference
+
+
+#: Lines that interrupt a run of plain NDJSON ones (Ollama).
+ODD_LINES = [b"{not json", b'{"error": "boom"}', b"", b"[]", b'{"done": true}', b"null"]
+
+#: The adapters described since v1 have no generator: their bundled captures are bent.
+BENT_PROVIDERS = ("openai-completions", "ollama", "cohere", "ai-sdk-ui")
+CAPTURE_BODIES = [
+    (provider, framing_of(rec), rec.body)
+    for provider in BENT_PROVIDERS
+    for path in sorted((CAPTURES / provider).glob("*.jsonl"))
+    if not path.name.endswith(".events.jsonl")
+    for rec in [load_recording(path)]
+    if rec.status is None or rec.status < 400
+]
+
+
+@st.composite
+def bent_captures(draw: st.DrawFn) -> tuple[str, str, bytes, list[int]]:
+    """A bundled capture of a newer adapter, bent as :func:`bent_streams` bends streams."""
+    provider, framing, body = draw(st.sampled_from(CAPTURE_BODIES))
+    if framing == "ndjson":
+        frames, separator, odd = body.split(b"\n")[:-1], b"\n", ODD_LINES
+    else:
+        (frames, separator), odd = _frames_of(body), ODD_FRAMES
+    bent = _bent(draw, frames, separator, odd)
+    return provider, framing, bent, draw(st.lists(st.integers(1, 300), min_size=1, max_size=8))
+
+
+@settings(max_examples=150, deadline=None)
+@given(bent_captures())
+def test_a_bent_capture_of_a_newer_adapter_normalizes_the_same_fast_and_in_the_reference_mode(
+    stream: tuple[str, str, bytes, list[int]],
+) -> None:
+    provider, framing, body, sizes = stream
+    chunks = _cut(body, sizes)
+    reference = everything(_fed(chunks, provider, False, False, framing))
+    assert everything(_fed(chunks, provider, True, False, framing)) == reference
+    assert everything(_fed(chunks, provider, True, True, framing)) == reference
 
 
 @settings(max_examples=40, deadline=None)
@@ -251,7 +302,7 @@ def test_the_reference_mode_takes_no_run_and_no_template() -> None:
 
 
 #: Adapters without a description of their plain frames yet: feed maps every frame.
-UNDESCRIBED = frozenset({"bedrock-converse", "cohere", "ai-sdk-ui", "ollama", "openai-completions"})
+UNDESCRIBED = frozenset({"bedrock-converse"})
 
 
 def test_a_new_adapter_gets_the_fast_path_from_its_description() -> None:
@@ -263,3 +314,33 @@ def test_a_new_adapter_gets_the_fast_path_from_its_description() -> None:
             assert plain is None, f"{provider} has a description now: take it off the list"
             continue
         assert plain is not None and set(plain.runners) == set(plain.shapes), provider
+
+
+#: A capture of each adapter described since v1 whose text must go through runs.
+TEXT_CAPTURES = {
+    "openai-completions": "openai-completions/text-with-usage.jsonl",
+    "ollama": "ollama/chat-text.jsonl",
+    "ollama (generate)": "ollama/generate-text.jsonl",
+    "cohere": "cohere/text.jsonl",
+    "ai-sdk-ui": "ai-sdk-ui/text.jsonl",
+}
+
+
+@pytest.mark.parametrize("capture", TEXT_CAPTURES.values(), ids=list(TEXT_CAPTURES))
+def test_a_described_adapter_takes_its_text_as_runs(
+    capture: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The description is not dead: the plain frames of a text capture, NDJSON lines
+    # included, reach the machine as runs rather than through feed.
+    taken: list[int] = []
+    feed_run = Adapter.feed_run
+
+    def counting(self: Adapter, *args: Any) -> Any:
+        answer = feed_run(self, *args)
+        taken.append(len(answer[2]))
+        return answer
+
+    monkeypatch.setattr(Adapter, "feed_run", counting)
+    trace = trace_recording(load_recording(CAPTURES / capture))
+    texts = sum(1 for event in trace.events if event.get("type") == "block.delta")
+    assert sum(taken) >= texts - 1 > 0

@@ -47,10 +47,12 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, json_problem
+from .base import Adapter, Lane, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .plain import Param, Plain, Shape
 
-__all__ = ["FINAL_SIGNALS", "FINISH_REASONS", "PARTS", "AiSdkUiAdapter"]
+__all__ = ["FINAL_SIGNALS", "FINISH_REASONS", "PARTS", "PART_FIELDS", "PLAIN", "AiSdkUiAdapter"]
 
 DONE: Final = "[DONE]"
 
@@ -85,11 +87,43 @@ WHOLE_PARTS: Final = frozenset(
 #: Parts that give no event (their content is kept in the trace).
 SILENT_PARTS: Final = frozenset({"start-step", "finish-step", "message-metadata"})
 
+_STREAMED: Final = {"type": READ, "id": READ, "delta": READ}
+_TOOL: Final = {"type": READ, "toolCallId": READ, "toolName": READ, "providerExecuted": READ}
+PART_FIELDS: Final[FieldTable] = {
+    "start": {"type": READ, "messageId": READ},
+    **{f"{family}-{step}": _STREAMED for family in PARTS for step in ("start", "delta", "end")},
+    "tool-input-start": _TOOL,
+    "tool-input-delta": {"type": READ, "toolCallId": READ, "inputTextDelta": READ},
+    "tool-input-available": {**_TOOL, "input": READ},
+    "finish": {"type": READ, "finishReason": READ},
+    "error": {"type": READ, "errorText": READ},
+    "abort": {"type": READ},
+    "start-step": {"type": READ},
+    "finish-step": {"type": READ},
+    # Metadata the app attaches for its own UI: kept in the trace, no event.
+    "message-metadata": {"type": READ, "messageMetadata": IGNORED},
+}
+"""v1.1 unread-field accounting per part type (:mod:`.fields`); whole parts are read whole."""
+
+PLAIN: Final = Plain(
+    shapes={
+        # A text-delta part for the text part last started or extended (found by its id).
+        "text": Shape(
+            text=("delta",),
+            keys={(): frozenset({"type", "id", "delta"})},
+            equal={("type",): "text-delta", ("id",): Param("id", str)},
+            templates=True,
+        )
+    }
+)
+"""What a plain part is (see :mod:`.plain`)."""
+
 
 class AiSdkUiAdapter(Adapter):
     """AI SDK UI message stream parts to actions; see the module's final-signal table."""
 
     provider = "ai-sdk-ui"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -99,6 +133,8 @@ class AiSdkUiAdapter(Adapter):
         self.calls: set[str] = set()  # client tool calls still without output
         self.response_id: str | None = None
         self.finish: dict[str, Any] | None = None  # the finish part, until [DONE] proves it
+        self.text_id: str | None = None  # the id of the text part being written
+        self.fields = FieldAccount(PART_FIELDS)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one part by its ``type``."""
@@ -107,7 +143,7 @@ class AiSdkUiAdapter(Adapter):
             self._done(frame, out)
             return self._started(out)
         try:
-            part = orjson.loads(frame.data)
+            part = self._json(frame)
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return self._started(out)
@@ -116,6 +152,7 @@ class AiSdkUiAdapter(Adapter):
             out.append(Ignore(f"frame {frame.index}: a part without a type skipped"))
             return self._started(out)
         assert isinstance(part, dict)
+        self.fields.check(kind, part, frame.index, out)
         if kind == "start":
             message_id = part.get("messageId")
             self.response_id = message_id if isinstance(message_id, str) else None
@@ -164,6 +201,8 @@ class AiSdkUiAdapter(Adapter):
     ) -> None:
         kind, field = PARTS[family]
         key = part.get("id")
+        if family == "text":
+            self._writing(key, step)
         if step == "start":
             self._open(f"{family}:{key}", kind, family, out)
             return
@@ -176,6 +215,19 @@ class AiSdkUiAdapter(Adapter):
         text = part.get(field)
         if isinstance(text, str) and text:
             out.append(Delta(index, "text", text))
+
+    def _writing(self, key: Any, step: str) -> None:
+        """Which text part plain deltas extend: the one last started or extended."""
+        if step != "end":
+            self.text_id = key if isinstance(key, str) else None
+        elif key == self.text_id:
+            self.text_id = None
+
+    def lane(self) -> Lane | None:
+        """The block of the text part being written."""
+        text_id = self.text_id
+        found = self.by_id.get(f"text:{text_id}") if text_id is not None else None
+        return (found[0], "text", "text", (text_id,)) if found is not None else None
 
     def _tool_start(self, part: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         call_id, name = part.get("toolCallId"), part.get("toolName")

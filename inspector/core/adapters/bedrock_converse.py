@@ -47,9 +47,11 @@ from ..errors import category_for
 from ..sse import Frame
 from .base import Adapter, int_or_none, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
 
 __all__ = [
     "DELTAS",
+    "EVENT_FIELDS",
     "EXCEPTIONS",
     "FINAL_SIGNALS",
     "STOP_REASONS",
@@ -106,15 +108,25 @@ _REASONING: Final[dict[str, str]] = {
     "signature": "signature",
     "redactedContent": "signature",
 }
-#: Fields read per event (the rest is unread, not an error); "p" is padding.
-FIELDS: Final[dict[str, tuple[str, ...]]] = {
-    "messageStart": ("role", "p"),
-    "contentBlockStart": ("contentBlockIndex", "start", "p"),
-    "contentBlockDelta": ("contentBlockIndex", "delta", "p"),
-    "contentBlockStop": ("contentBlockIndex", "p"),
-    "messageStop": ("stopReason", "additionalModelResponseFields", "p"),
-    "metadata": ("usage", "metrics", "trace", "performanceConfig", "p"),
-}
+_PAD: Final = {"p": IGNORED}  # random padding against length side channels
+_BLOCK: Final = {"contentBlockIndex": READ, **_PAD}
+EVENT_FIELDS: Final[FieldTable] = {
+    "messageStart": {"role": IGNORED, **_PAD},  # (always "assistant")
+    "contentBlockStart": {**_BLOCK, "start": {"toolUse": {"name": READ, "toolUseId": READ}}},
+    # A start of another kind is an opaque block that carries it whole.
+    "contentBlockStart:opaque": {**_BLOCK, "start": READ},
+    # (an unknown delta, or reasoningContent field, is reported by the adapter itself)
+    "contentBlockDelta": {**_BLOCK, "delta": READ},
+    "contentBlockStop": _BLOCK,
+    "messageStop": {"stopReason": READ, **_PAD},
+    # Latency, the guardrail's assessments and the performance tier: diagnostics, kept
+    # in the frame (the stop reason says what a guardrail did).
+    "metadata": {
+        "usage": READ, "metrics": IGNORED, "trace": IGNORED, "performanceConfig": IGNORED,
+        **_PAD,
+    },
+}  # fmt: skip
+"""v1.1 unread-field accounting per event (:mod:`.fields`)."""
 
 
 def exception_fail(name: str, payload: str) -> Fail:
@@ -167,6 +179,7 @@ class BedrockConverseAdapter(Adapter):
         self.kinds: dict[int, str] = {}  # block index -> kind, for blocks opened
         self.stop_reason: str | None = None
         self.stopped = False
+        self.fields = FieldAccount(EVENT_FIELDS)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one message: exceptions and errors first, then one handler per event."""
@@ -193,6 +206,7 @@ class BedrockConverseAdapter(Adapter):
         if not isinstance(data, dict):
             out.append(Ignore(f"frame {frame.index}: payload is JSON but not an object"))
             return out
+        self.fields.check(_field_type(name, data), data, frame.index, out)
         handler(self, data, frame, out)
         return out
 
@@ -338,6 +352,14 @@ class BedrockConverseAdapter(Adapter):
                 usage=normalize_usage(usage) if isinstance(usage, dict) else None,
             )
         )
+
+
+def _field_type(name: str, data: Mapping[str, Any]) -> str:
+    """The row of :data:`EVENT_FIELDS` for an event: a block start by its kind."""
+    if name != "contentBlockStart":
+        return name
+    start = data.get("start")
+    return name if isinstance(start, dict) and "toolUse" in start else f"{name}:opaque"
 
 
 def _error_fail(frame: Frame) -> Fail:

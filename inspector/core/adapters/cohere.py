@@ -37,10 +37,20 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..errors import category_for
 from ..sse import Frame
-from .base import Adapter, int_or_none, json_problem
+from .base import Adapter, Lane, int_or_none, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .plain import Param, Plain, Shape
 
-__all__ = ["CONTENT_KINDS", "FAILED_REASONS", "FINAL_SIGNALS", "FINISH_REASONS", "CohereAdapter"]
+__all__ = [
+    "CONTENT_KINDS",
+    "EVENT_FIELDS",
+    "FAILED_REASONS",
+    "FINAL_SIGNALS",
+    "FINISH_REASONS",
+    "PLAIN",
+    "CohereAdapter",
+]
 
 FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
     "message-end (FINISH_REASONS)": ("completed", "every block closed"),
@@ -72,6 +82,56 @@ CONTENT_KINDS: Final[dict[str, tuple[str, str]]] = {
 }
 
 
+_TYPE_INDEX: Final = {"type": READ, "index": READ}
+_CONTENT: Final = {"type": READ, "text": READ, "thinking": READ}
+EVENT_FIELDS: Final[FieldTable] = {
+    # (the message's lists are empty at its start: the content follows as events)
+    "message-start": {"type": READ, "id": READ, "delta": {"message": {"role": IGNORED}}},
+    "content-start": {**_TYPE_INDEX, "delta": {"message": {"content": _CONTENT}}},
+    # A content type without a rule is an opaque block that carries its content whole.
+    "content-start:opaque": {**_TYPE_INDEX, "delta": {"message": {"content": READ}}},
+    "content-delta": {**_TYPE_INDEX, "delta": {"message": {"content": _CONTENT}}},
+    "content-end": _TYPE_INDEX,
+    "tool-plan-delta": {"type": READ, "delta": {"message": {"tool_plan": READ}}},
+    "tool-call-start": {
+        **_TYPE_INDEX,
+        "delta": {"message": {"tool_calls": {
+            "id": READ, "type": IGNORED, "function": {"name": READ, "arguments": READ}}}},
+    },
+    "tool-call-delta": {
+        **_TYPE_INDEX,
+        "delta": {"message": {"tool_calls": {"function": {"arguments": READ}}}},
+    },
+    "tool-call-end": _TYPE_INDEX,
+    "citation-start": {**_TYPE_INDEX, "delta": {"message": {"citations": READ}}},
+    "citation-end": _TYPE_INDEX,
+    "message-end": {
+        "type": READ, "id": IGNORED,
+        "delta": {"finish_reason": READ, "error": READ, "usage": READ},
+    },
+}  # fmt: skip
+"""v1.1 unread-field accounting per event type (:mod:`.fields`); ``debug`` is kept whole."""
+
+PLAIN: Final = Plain(
+    shapes={
+        # A content-delta whose content is only more ``text`` for the open text block
+        # (the block of its provider ``index``).
+        "text": Shape(
+            text=("delta", "message", "content", "text"),
+            keys={
+                (): frozenset({"type", "index", "delta"}),
+                ("delta",): frozenset({"message"}),
+                ("delta", "message"): frozenset({"content"}),
+                ("delta", "message", "content"): frozenset({"text"}),
+            },
+            equal={("type",): "content-delta", ("index",): Param("index")},
+            templates=True,
+        )
+    }
+)
+"""What a plain event is (see :mod:`.plain`)."""
+
+
 def _message(data: Mapping[str, Any]) -> Mapping[str, Any]:
     delta = data.get("delta")
     message = delta.get("message") if isinstance(delta, dict) else None
@@ -98,12 +158,15 @@ class CohereAdapter(Adapter):
     """Cohere v2 chat events to actions; see the module's final-signal table."""
 
     provider = "cohere"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
         self.next_index = 0
         self.blocks: dict[tuple[str, int], tuple[int, str]] = {}  # (space, index) -> (block, kind)
         self.open_text: int | None = None
+        self.text_index = -1  # the provider index of the open text block
+        self.fields = FieldAccount(EVENT_FIELDS)
         self.plan: int | None = None  # the open tool_plan block
         self.called_tools = False
         self.response_id: str | None = None
@@ -112,7 +175,7 @@ class CohereAdapter(Adapter):
         """Map one event by its ``type`` (the SSE event name says the same)."""
         out: list[Action] = []
         try:
-            data = orjson.loads(frame.data)
+            data = self._json(frame)
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return out
@@ -131,12 +194,22 @@ class CohereAdapter(Adapter):
             self.plan = None
         handler = EVENTS.get(kind)
         if handler is not None:
+            self.fields.check(_field_type(kind, data), data, frame.index, out)
             handler(self, data, frame, out)
         elif "message" in data or "error" in data:
             out.append(_error(data))
         else:
             out.append(Ignore(f"frame {frame.index}: unknown event type {kind!r} skipped"))
         return out
+
+    def lane(self) -> Lane | None:
+        """The open text block, while its provider index still names it and no plan is open."""
+        block = self.open_text
+        if block is None or self.plan is not None:
+            return None
+        if self.blocks.get(("content", self.text_index), (None,))[0] != block:
+            return None
+        return block, "text", "text", (self.text_index,)
 
     def _open(
         self,
@@ -179,6 +252,8 @@ class CohereAdapter(Adapter):
         index = self._open("content", data, kind, str(content_type), out)
         if kind == "text":
             self.open_text = index
+            provider_index = data.get("index")
+            self.text_index = provider_index if type(provider_index) is int else -1
         if isinstance(content, dict):
             text = content.get(field) if field else orjson.dumps(content).decode()
             if isinstance(text, str) and text:
@@ -291,6 +366,16 @@ class CohereAdapter(Adapter):
 
     def _debug(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         return None  # diagnostics only: kept in the trace
+
+
+def _field_type(kind: str, data: Mapping[str, Any]) -> str:
+    """The row of :data:`EVENT_FIELDS` for an event: a content-start by its content's rule."""
+    if kind != "content-start":
+        return kind
+    content = _message(data).get("content")
+    content_type = content.get("type") if isinstance(content, dict) else None
+    known = isinstance(content_type, str) and content_type in CONTENT_KINDS
+    return kind if known else "content-start:opaque"
 
 
 def _error(data: Mapping[str, Any]) -> Fail:

@@ -35,10 +35,20 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, int_or_none, json_problem
+from .base import Adapter, Lane, int_or_none, json_problem
 from .content_rule import by_content
+from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .plain import Plain, Shape
 
-__all__ = ["DONE_REASONS", "ERROR_PATTERNS", "FINAL_SIGNALS", "TEXT_FIELDS", "OllamaAdapter"]
+__all__ = [
+    "DONE_REASONS",
+    "ERROR_PATTERNS",
+    "FINAL_SIGNALS",
+    "LINE_FIELDS",
+    "PLAIN",
+    "TEXT_FIELDS",
+    "OllamaAdapter",
+]
 
 FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
     "done: true": ("completed", "every block closed; finish_reason from done_reason"),
@@ -74,11 +84,48 @@ TEXT_FIELDS: Final[dict[str, tuple[str, str, str]]] = {
 """Block kind → (``message`` field, top-level field, provider_type). Order is the order
 of blocks within one line: thinking comes before content."""
 
-#: Fields read only to be ignored (timings, the generate context, the echoed role).
-IGNORED: Final = frozenset(
-    {"created_at", "total_duration", "load_duration", "prompt_eval_duration",
-     "eval_duration", "context", "role", "images"}
-)  # fmt: skip
+LINE_FIELDS: Final[FieldTable] = {
+    "line": {
+        "model": READ, "done": READ, "done_reason": READ, "error": READ,
+        "prompt_eval_count": READ, "eval_count": READ,
+        "response": READ, "thinking": READ,  # (/api/generate)
+        "message": {
+            "role": IGNORED, "content": READ, "thinking": READ, "images": IGNORED,
+            "tool_calls": {
+                "id": READ,
+                "function": {"name": READ, "arguments": READ, "index": IGNORED},
+            },
+        },
+        # Timings and the generate context (token ids to send back): ignored.
+        "created_at": IGNORED, "total_duration": IGNORED, "load_duration": IGNORED,
+        "prompt_eval_duration": IGNORED, "eval_duration": IGNORED, "context": IGNORED,
+    }
+}  # fmt: skip
+"""v1.1 unread-field accounting: the fields a line's reading covers (:mod:`.fields`)."""
+
+
+#: The keys of a line that only extends the text (the model is read at the start and at done).
+_LINE_KEYS: Final = frozenset({"model", "created_at", "done"})
+
+PLAIN: Final = Plain(
+    shapes={
+        # An /api/chat line whose message is only more ``content`` for the open text block.
+        "chat": Shape(
+            text=("message", "content"),
+            keys={(): _LINE_KEYS | {"message"}, ("message",): frozenset({"role", "content"})},
+            equal={("done",): False},
+            templates=True,
+        ),
+        # An /api/generate line that is only more ``response``.
+        "generate": Shape(
+            text=("response",),
+            keys={(): _LINE_KEYS | {"response"}},
+            equal={("done",): False},
+            templates=True,
+        ),
+    }
+)
+"""What a plain line is (see :mod:`.plain`): NDJSON lines feed runs as SSE frames do."""
 
 
 def _category(message: str) -> str:
@@ -103,18 +150,21 @@ class OllamaAdapter(Adapter):
     """Ollama NDJSON lines to actions; see the module's final-signal table."""
 
     provider = "ollama"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
         self.next_index = 0
         self.open: tuple[int, str] | None = None  # (block index, kind) of the open block
         self.called_tools = False
+        self.fields = FieldAccount(LINE_FIELDS)
+        self.chat = True  # the last line's endpoint: a ``message`` (chat) or not (generate)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one line: an error, else its content in order, then ``done``."""
         out: list[Action] = []
         try:
-            line = orjson.loads(frame.data)
+            line = self._json(frame)
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return out
@@ -130,8 +180,9 @@ class OllamaAdapter(Adapter):
             text = error if isinstance(error, str) and error else f"Ollama error {error!r}"
             out.append(Fail(_category(text), "error", text))
             return out
+        self.fields.check("line", line, frame.index, out)
         found = line.get("message")
-        chat = isinstance(found, dict)
+        chat = self.chat = isinstance(found, dict)
         source: Mapping[str, Any] = found if isinstance(found, dict) else line
         for kind, (chat_field, generate_field, provider_type) in TEXT_FIELDS.items():
             piece = source.get(chat_field if chat else generate_field)
@@ -154,6 +205,13 @@ class OllamaAdapter(Adapter):
                 )
             )
         return out
+
+    def lane(self) -> Lane | None:
+        """The open text block, extended by lines like the last one (chat or generate)."""
+        block = self.open
+        if block is None or block[1] != "text":
+            return None
+        return block[0], "text", "chat" if self.chat else "generate", ()
 
     def _extend(self, kind: str, provider_type: str, text: str, out: list[Action]) -> None:
         if self.open is None or self.open[1] != kind:

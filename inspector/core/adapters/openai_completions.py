@@ -32,9 +32,18 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .plain import Each, Plain, Shape
 
-__all__ = ["DONE", "FINAL_SIGNALS", "FINISH_REASONS", "OpenAICompletionsAdapter"]
+__all__ = [
+    "CHUNK_FIELDS",
+    "DONE",
+    "FINAL_SIGNALS",
+    "FINISH_REASONS",
+    "PLAIN",
+    "OpenAICompletionsAdapter",
+]
 
 #: The data of the frame that proves the end.
 DONE: Final = "[DONE]"
@@ -54,8 +63,17 @@ FINISH_REASONS: Final[dict[str, str]] = {
 }
 """``finish_reason`` → contract ``finish_reason``; anything else is ``other``."""
 
-#: Chunk fields read only to be ignored.
-IGNORED: Final = frozenset({"id", "object", "created", "system_fingerprint"})
+CHUNK_FIELDS: Final[FieldTable] = {
+    "chunk": {
+        "id": READ, "object": IGNORED, "created": IGNORED, "model": READ,
+        "system_fingerprint": IGNORED, "usage": READ, "error": READ,
+        # vLLM's `stop_reason` (the stop string or token behind finish_reason "stop") is
+        # raw data only, as in Chat's vllm dialect row (docs/providers/openai-completions.md).
+        "choices": {"index": READ, "text": READ, "finish_reason": READ, "logprobs": IGNORED,
+                    "stop_reason": IGNORED},
+    }
+}  # fmt: skip
+"""v1.1 unread-field accounting: the fields a chunk's reading covers (:mod:`.fields`)."""
 
 
 def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -67,10 +85,36 @@ def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+PLAIN: Final = Plain(
+    shapes={
+        # Nearly every chunk: choice 0's next ``text`` for the open text block, no
+        # finish_reason (nor vLLM's stop_reason), no error. The model and id are taken
+        # from the first chunk only, so a plain chunk updates nothing but the usage.
+        "text": Shape(
+            text=("choices", 0, "text"),
+            keys={
+                (): frozenset({"id", "object", "created", "model", "system_fingerprint",
+                               "choices", "usage"}),
+                ("choices", 0): frozenset(
+                    {"index", "text", "logprobs", "finish_reason", "stop_reason"}
+                ),
+            },
+            equal={("choices", 0, "index"): 0},
+            defaults={("choices", 0, "index"): 0},
+            null=(("choices", 0, "finish_reason"), ("choices", 0, "stop_reason")),
+            templates=True,
+        )
+    },
+    fields={"usage": Each("usage", dict, normalize_usage)},
+)  # fmt: skip
+"""What a plain chunk is (see :mod:`.plain`)."""
+
+
 class OpenAICompletionsAdapter(Adapter):
     """Legacy Completions chunks to actions; see the module's final-signal table."""
 
     provider = "openai-completions"
+    plain_frames = PLAIN
 
     def __init__(self) -> None:
         self.started = False
@@ -81,6 +125,7 @@ class OpenAICompletionsAdapter(Adapter):
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned_choices = False
+        self.fields = FieldAccount(CHUNK_FIELDS)
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one chunk, or the ``[DONE]`` sentinel."""
@@ -89,7 +134,7 @@ class OpenAICompletionsAdapter(Adapter):
             self._done(out)
             return out
         try:
-            chunk = orjson.loads(frame.data)
+            chunk = self._json(frame)
         except orjson.JSONDecodeError as exc:
             out.append(json_problem(frame, exc))
             return out
@@ -107,6 +152,7 @@ class OpenAICompletionsAdapter(Adapter):
         if isinstance(error, dict):
             out.append(fail_from_error_object(error))
             return out
+        self.fields.check("chunk", chunk, frame.index, out)
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = normalize_usage(usage)
@@ -115,6 +161,10 @@ class OpenAICompletionsAdapter(Adapter):
             if isinstance(choice, dict):
                 self._choice(choice, frame, out)
         return out
+
+    def lane(self) -> Lane | None:
+        """The open text block (block 0): what a plain chunk extends."""
+        return (0, "text", "text", ()) if self.open else None
 
     def _choice(self, choice: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         if choice.get("index", 0) != 0:
