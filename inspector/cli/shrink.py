@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
 def predicate(text: str, original: Any, timeout: float) -> Any:
     """The test ``--until`` names, for candidates of ``original`` (raises ValueError)."""
     from ..harness.drivers import DRIVERS, available
-    from ..harness.oracle import trace_of
+    from ..harness.scenario import trace_of
     from ..harness.runner import Settings, run_scenario
 
     def trace(s: Any) -> Any:

@@ -8,15 +8,13 @@ report an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from ..core.normalizer import Normalizer, stream_id_for
-from ..core.trace import Trace, TransportEnd
-from .scenario import ENDINGS, Scenario
+from ..core.trace import Trace
+from .scenario import Scenario, trace_of
 
 __all__ = [
     "Content",
@@ -66,18 +64,6 @@ class Expectation:
         else:
             out["message"] = self.message
         return out
-
-
-def trace_of(provider: str, pieces: Iterable[bytes], ending: str, status: int = 200) -> Trace:
-    """The normalizer's trace of ``pieces`` served with ``status`` and ended by ``ending``."""
-    pieces = tuple(pieces)
-    normalizer = Normalizer(provider, stream_id_for(*pieces))
-    if status >= 400:
-        for piece in pieces:
-            normalizer.receive_error_body(piece)
-        return normalizer.fail_http(status)
-    normalizer.feed_many((0.0, piece) for piece in pieces)
-    return normalizer.finish(TransportEnd(ENDINGS[ending]))
 
 
 def content_of(trace: Trace) -> Content:

@@ -9,16 +9,18 @@ smaller ones from it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 from ..capture import Recording
-from ..core.trace import Trace
+from ..core.normalizer import Normalizer, stream_id_for
+from ..core.trace import Trace, TransportEnd
 from ..serve.catalog import stream_name
 from ..session import guess_provider
 
-__all__ = ["ENDINGS", "Base", "Scenario", "base_of"]
+__all__ = ["ENDINGS", "Base", "Scenario", "base_of", "trace_of"]
 
 #: How a response ends after its last piece -> the transport end the oracle is told.
 ENDINGS: Final[dict[str, str]] = {
@@ -140,7 +142,17 @@ def base_of(rec: Recording, path: Path | str | None = None) -> Base | None:
     status = rec.status or 200
     ending = "reset" if rec.end is not None and rec.end.reason == "reset" else "eof"
     chunks = tuple(d for _, d in rec.chunks if d)
-    from .oracle import trace_of  # (the oracle needs Scenario; this module is its input)
-
     trace = trace_of(provider, chunks, ending, status)
     return Base(name, provider, model, chunks, ending, status, _headers(rec, status), trace)
+
+
+def trace_of(provider: str, pieces: Iterable[bytes], ending: str, status: int = 200) -> Trace:
+    """The normalizer's trace of ``pieces`` served with ``status`` and ended by ``ending``."""
+    pieces = tuple(pieces)
+    normalizer = Normalizer(provider, stream_id_for(*pieces))
+    if status >= 400:
+        for piece in pieces:
+            normalizer.receive_error_body(piece)
+        return normalizer.fail_http(status)
+    normalizer.feed_many((0.0, piece) for piece in pieces)
+    return normalizer.finish(TransportEnd(ENDINGS[ending]))
