@@ -15,6 +15,7 @@ export runs, aimed at a file of ours. Two rules keep that from working:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -88,12 +89,31 @@ def stage_file(directory: Path, name: str, data: bytes | Iterable[bytes]) -> Pat
 
 
 def commit_file(temp: Path, directory: Path, name: str) -> Path:
-    """Rename a staged file over ``directory/name`` (a planted link is replaced, not followed)."""
+    """Give a staged file the name ``directory/name``, which must be free.
+
+    An existing file (or a link planted there) is never replaced nor followed:
+    :class:`FileExistsError`. The name is taken with a hard link, so a file that
+    appears there meanwhile is not replaced either.
+    """
     target = directory / name
     try:
+        os.link(temp, target)
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    except OSError:
+        # A file system without hard links: the name was checked free just before.
+        if os.path.lexists(target):
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise FileExistsError(errno.EEXIST, "already exists", str(target)) from None
         os.replace(temp, target)
+        return target
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    with contextlib.suppress(OSError):
+        os.unlink(temp)
     return target

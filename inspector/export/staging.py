@@ -72,8 +72,18 @@ class Outputs(Mapping[str, bytes]):
         return len(self.data if self.directory is None else self.staged)
 
     def commit(self) -> dict[str, Path]:
-        """Rename every staged file into place, in the order they were made."""
+        """Rename every staged file into place, in the order they were made.
+
+        An export never replaces a file: when any of the names is taken, none is
+        written (:class:`ExportError` names it).
+        """
         assert self.directory is not None
+        for name in self.staged:
+            if os.path.lexists(self.directory / name):
+                raise ExportError(
+                    f"{safe_path(self.directory / name)} already exists; an export never "
+                    "replaces a file (remove it, or export to another folder)"
+                )
         written = {}
         for name, temp in list(self.staged.items()):
             written[name] = commit_file(temp, self.directory, name)

@@ -95,6 +95,21 @@ def test_import_never_overwrites_an_existing_capture_and_says_which_name_it_took
     assert again.returncode == 0 and (out / "chat-3.jsonl").exists()
 
 
+def test_export_never_replaces_an_existing_file_and_writes_nothing_then(tmp_path: Path) -> None:
+    source = ROOT / "captures" / "openai-chat" / "text-simple.jsonl"
+    first = inspector("export", str(source), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    written = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    events = next(p for p in written if p.name.endswith(".events.jsonl"))
+    events.write_bytes(b"mine\n")  # the user's own file under an export's name
+    written[events] = b"mine\n"
+    again = inspector("export", str(source), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    assert again.returncode == 1
+    assert "already exists" in again.stderr and "never replaces a file" in again.stderr
+    after = {p: p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert after == written  # nothing replaced, nothing left behind
+
+
 def test_two_records_in_one_second_with_the_default_name_keep_both(
     slow_server: object, tmp_path: Path
 ) -> None:
