@@ -57,6 +57,7 @@ __all__ = [
     "free_name",
     "header_line",
     "link_exclusive",
+    "record_time",
 ]
 
 #: Room kept in the header line for what the final rewrite adds (timings, a cut note).
@@ -93,8 +94,12 @@ def file_limits() -> FileLimits:
     )
 
 
-def _t(time: float | None) -> float | None:
+def record_time(time: float | None) -> float | None:
+    """A time as every capture record stores it (to the microsecond)."""
     return None if time is None else round(time, 6)
+
+
+_t = record_time
 
 
 def chunk_record(time: float, data: bytes) -> dict[str, Any]:

@@ -28,7 +28,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     seen: list[tuple[str, bool]] = []
     real = export_module.scan_outputs
 
-    def scan(files: Any, secrets: Any, assembled: Any = (), read: Any = None) -> Any:
+    def scan(
+        files: Any, secrets: Any, assembled: Any = (), read: Any = None, **options: Any
+    ) -> Any:
         for name in files:
             parts = (read or {}).get(name)
             seen.append((name, parts is not None))
@@ -36,7 +38,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
                 copy = ReadCapture(parts.records, list(parts.pieces))
                 from_file = list(leaks_module._haystacks(files[name]))
                 assert list(leaks_module._read_capture_haystacks(copy)) == from_file
-        return real(files, secrets, assembled, read)
+        return real(files, secrets, assembled, read, **options)
 
     monkeypatch.setattr(export_module, "scan_outputs", scan)
     return seen

@@ -47,8 +47,8 @@ def register(sub: Any) -> None:
 def predicate(text: str, original: Any, timeout: float) -> Any:
     """The test ``--until`` names, for candidates of ``original`` (raises ValueError)."""
     from ..harness.drivers import DRIVERS, available
-    from ..harness.scenario import trace_of
     from ..harness.runner import Settings, run_scenario
+    from ..harness.scenario import trace_of
 
     def trace(s: Any) -> Any:
         return trace_of(s.provider, s.pieces, s.ending, s.status)

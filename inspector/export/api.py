@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..capture import CAPTURE_FORMAT, CAPTURE_VERSION, load_recording
+from ..capture_writer import record_time
 from ..collector import collector_paused
-from ..core.trace import Trace
+from ..core.trace import Trace, TransportEnd
 from ..inputs import Recording
 from ..library import iter_stream_files
 from ..terminal import safe_path
@@ -110,6 +111,13 @@ def export_capture(
         return _export_recording(rec, out_dir, options, consume=True)
 
 
+def _as_recorded(end: TransportEnd | None) -> TransportEnd | None:
+    """A live trace's transport end as its capture's end record holds it (time rounded)."""
+    if end is None:
+        return None
+    return TransportEnd(end.reason, record_time(end.time), end.error)
+
+
 def export_trace(
     trace: Trace, out_dir: str | Path, options: ExportOptions = DEFAULT_OPTIONS
 ) -> ExportResult:
@@ -125,7 +133,7 @@ def export_trace(
         kind,
         header,
         [(c.time, c.data) for c in trace.chunks],
-        trace.transport_end,
+        _as_recorded(trace.transport_end),
     )
     if options.provider is None and trace.provider is not None:
         options = dataclasses.replace(options, provider=trace.provider)
