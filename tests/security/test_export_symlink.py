@@ -2,9 +2,10 @@
 
 Output names are predictable (``NAME.jsonl``, ``test_NAME.py``), so in a
 shared folder someone can plant ``NAME.jsonl -> ~/.bashrc`` before the
-export runs. Each file is written to a fresh temporary file and renamed over
-the name: a planted link is replaced, its target untouched. A folder reached
-through another user's symbolic link is refused outright.
+export runs. Each file is written to a fresh temporary file and only then
+given its name, which must be free: a planted link (like any existing file)
+makes the export refuse and write nothing, its target untouched. A folder
+reached through another user's symbolic link is refused outright.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ ORIGINAL = b"the victim's own file\n"
 
 
 @pytest.mark.parametrize("name", OUTPUTS)
-def test_a_symlink_planted_at_an_output_name_is_replaced_not_followed(
+def test_a_symlink_planted_at_an_output_name_is_neither_followed_nor_replaced(
     tmp_path: Path, name: str
 ) -> None:
     victim = tmp_path / "victim.txt"
@@ -34,10 +35,11 @@ def test_a_symlink_planted_at_an_output_name_is_replaced_not_followed(
     out = tmp_path / "shared"
     out.mkdir()
     (out / name).symlink_to(victim)
-    export_capture(SOURCE, out, ExportOptions(name="chat", pytest=True))
+    with pytest.raises(ExportError, match="already exists; an export never replaces a file"):
+        export_capture(SOURCE, out, ExportOptions(name="chat", pytest=True))
     assert victim.read_bytes() == ORIGINAL
-    assert not (out / name).is_symlink()
-    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)  # no temporary left
+    assert (out / name).is_symlink()
+    assert [p.name for p in out.iterdir()] == [name]  # nothing written, no temporary left
 
 
 def test_a_dangling_symlink_at_an_output_name_creates_nothing_at_its_target(
@@ -48,7 +50,8 @@ def test_a_dangling_symlink_at_an_output_name_creates_nothing_at_its_target(
     out = tmp_path / "shared"
     out.mkdir()
     (out / "chat.jsonl").symlink_to(target)
-    export_capture(SOURCE, out, ExportOptions(name="chat"))
+    with pytest.raises(ExportError, match="already exists"):
+        export_capture(SOURCE, out, ExportOptions(name="chat"))
     assert not target.exists()
 
 
