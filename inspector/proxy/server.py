@@ -23,6 +23,7 @@ import uvicorn
 from ..core.trace import TransportEnd
 from ..live.keys import is_loopback_url
 from ..net import uvicorn_settings
+from ..redact import warm_up
 from ..serve.runner import bind, start_in_thread
 from .app import ProxySettings, create_app
 from .connections import ClientConnections
@@ -93,6 +94,7 @@ class ProxyServer:
         if log.max_ratio is None:
             log.max_ratio = settings.max_ratio
         self.settings = settings
+        warm_up()  # the secret patterns are built before the first exchange waits for them
         self.connections = ClientConnections()
         self.client = upstream_client(settings)
         self.app = create_app(log, self.client, settings, self.connections)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from .http import redact_header, redact_headers, redact_url
 from .masked import masked
 from .names import is_credential_name, is_secret_header
-from .secretset import REDACTED, SecretSet, mask_shapes
+from .secretset import REDACTED, SecretSet, mask_shapes, warm_up
 from .spellings import MIN_SECRET, SecretScrubber
 
 __all__ = [
@@ -42,4 +42,5 @@ __all__ = [
     "redact_header",
     "redact_headers",
     "redact_url",
+    "warm_up",
 ]

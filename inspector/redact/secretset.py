@@ -29,7 +29,7 @@ from .shapes import find_secrets, is_placeholder
 from .sources import body_secrets, environ_secrets, header_secrets, url_secrets
 from .spellings import MIN_SECRET, SecretScrubber
 
-__all__ = ["DIGEST_SCHEME", "REDACTED", "SecretSet", "digest", "mask_shapes"]
+__all__ = ["DIGEST_SCHEME", "REDACTED", "SecretSet", "digest", "mask_shapes", "warm_up"]
 
 REDACTED: Final = "[redacted]"
 #: How :meth:`SecretSet.digests` hashes (named in the capture header).
@@ -177,3 +177,14 @@ def mask_shapes(text: str) -> str:
         at = m.end
     out.append(text[at:])
     return "".join(out)
+
+
+def warm_up() -> None:
+    """Build now what the first scrub would build (patterns and tables are made on first
+    use, for the commands' start-up): a server calls this before it listens, so its first
+    exchange does not wait for them."""
+    sample = SecretSet((("secret", "warm-up-value-0123456789"),))
+    scrubber = sample.scrubber()
+    scrubber.feed(b'data: {"warm-up-value-0123456789": "AKIA0123456789ABCDEF"}\n\n')
+    scrubber.flush()
+    sample.clean("warm-up-value-0123456789 sk-0123456789abcdef0123456789abcdef")
