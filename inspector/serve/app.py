@@ -40,6 +40,7 @@ from ..net import (
 )
 from ..net.limits import SERVE_LIMITS
 from ..net.offload import JsonTooLarge
+from ..redact.messages import clean_message
 from ..terminal import escape_controls
 from .catalog import ENDPOINTS, Catalog
 from .errors import RETRY_AFTER_STATUSES, error_body
@@ -205,8 +206,9 @@ def create_app(
     budget = BodyBudget(limits.max_pending)
 
     def note(text: str) -> None:
+        # A client may send a key as the model: the log shows secret shapes masked.
         if log is not None:
-            log(escape_controls(text))
+            log(escape_controls(clean_message(text)))
 
     async def play(request: Request, provider: str, model: str | None) -> Response:
         path = request.url.path

@@ -87,3 +87,18 @@ def test_a_masked_secret_shows_its_kind_length_and_at_most_two_characters() -> N
     assert masked("short-pw", "cookie") == "[cookie, 8 chars]"
     message = clean_message(f"refused: {KEY} in https://u:{PLAIN}@host/x?api_key={PLAIN}")
     assert KEY not in message and PLAIN not in message and "openai-key" in message
+
+
+async def test_the_replay_server_log_masks_a_key_sent_as_the_model() -> None:
+    import httpx
+
+    from inspector.serve import load_catalog
+    from inspector.serve.app import create_app
+
+    lines: list[str] = []
+    app = create_app(load_catalog([ROOT / "captures" / "openai-chat"]), speed=0, log=lines.append)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        await client.post("/v1/chat/completions", json={"model": KEY, "stream": True})
+    assert lines and all(KEY not in line for line in lines)
+    assert any("openai-key" in line for line in lines)
