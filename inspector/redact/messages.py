@@ -16,7 +16,7 @@ from typing import Final
 from .http import redact_url
 from .masked import masked
 from .names import is_secret_header
-from .shapes import find_secrets
+from .shapes import replace_shapes
 
 __all__ = ["clean_message"]
 
@@ -41,16 +41,4 @@ def clean_message(text: str) -> str:
     """``text`` with URL credentials removed, credential headers and secret shapes masked."""
     text = _URL.sub(_url, text)
     text = _HEADER.sub(_header, text)
-    matches = find_secrets(text)
-    if not matches:
-        return text
-    out: list[str] = []
-    at = 0
-    for m in matches:
-        if m.rule == "email":
-            continue
-        out.append(text[at : m.start])
-        out.append(masked(text[m.start : m.end], m.rule))
-        at = m.end
-    out.append(text[at:])
-    return "".join(out)
+    return replace_shapes(text, masked)

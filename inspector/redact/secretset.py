@@ -25,7 +25,7 @@ import secrets as _random
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from .shapes import find_secrets, is_placeholder
+from .shapes import is_placeholder, replace_shapes
 from .sources import body_secrets, environ_secrets, header_secrets, url_secrets
 from .spellings import MIN_SECRET, SecretScrubber
 
@@ -164,19 +164,7 @@ class SecretSet:
 
 def mask_shapes(text: str) -> str:
     """``text`` with everything shaped like a secret replaced by ``[redacted]``."""
-    matches = find_secrets(text)
-    if not matches:
-        return text
-    out: list[str] = []
-    at = 0
-    for m in matches:
-        if m.rule == "email":
-            continue  # an address is private, not a credential: export's business
-        out.append(text[at : m.start])
-        out.append(REDACTED)
-        at = m.end
-    out.append(text[at:])
-    return "".join(out)
+    return replace_shapes(text, lambda _value, _rule: REDACTED)
 
 
 def warm_up() -> None:

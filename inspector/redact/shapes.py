@@ -877,3 +877,23 @@ def placeholder(rule: str, width: int) -> str:
     if width < len(label) + 1:
         return "*" * width
     return label + "*" * (width - len(label) - 1) + "]"
+
+
+def replace_shapes(text: str, replacement: Callable[[str, str], str]) -> str:
+    """``text`` with each value shaped like a secret replaced by ``replacement(value, rule)``.
+
+    E-mail addresses are kept: an address is private, not a credential (export's business).
+    """
+    matches = find_secrets(text)
+    if not matches:
+        return text
+    out: list[str] = []
+    at = 0
+    for m in matches:
+        if m.rule == "email":
+            continue
+        out.append(text[at : m.start])
+        out.append(replacement(text[m.start : m.end], m.rule))
+        at = m.end
+    out.append(text[at:])
+    return "".join(out)
