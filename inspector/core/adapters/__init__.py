@@ -9,7 +9,7 @@ from typing import Any, Final
 import orjson
 
 from ..sse import Frame
-from .base import Adapter
+from .base import Adapter, error_document
 from .protocols_detect import sniff_more_protocols
 
 __all__ = [
@@ -222,19 +222,10 @@ def detect_error_body(body: bytes) -> str | None:
     ``{"type": "error", "error": …}``; any other ``{"error": {…}}`` reads the
     same with either OpenAI adapter, so Chat's is used. None for anything else.
     """
-    stripped = body.strip()
-    if not stripped.startswith((b"{", b"[")) or len(stripped) > 1 << 20:
+    parsed = error_document(body, limit=1 << 20)
+    if parsed is None:
         return None
-    try:
-        parsed = orjson.loads(stripped)
-    except orjson.JSONDecodeError:
-        return None
-    if isinstance(parsed, list) and len(parsed) == 1:
-        parsed = parsed[0]
-    error = parsed.get("error") if isinstance(parsed, Mapping) else None
-    if not isinstance(error, Mapping):
-        return None
-    if isinstance(error.get("status"), str):
+    if isinstance(parsed["error"].get("status"), str):
         return "gemini"
     if parsed.get("type") == "error":
         return "anthropic"

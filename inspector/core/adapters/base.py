@@ -28,6 +28,7 @@ __all__ = [
     "Adapter",
     "Lane",
     "bare_error",
+    "error_document",
     "error_from_body",
     "fail_from_error_object",
     "frame_json",
@@ -217,15 +218,12 @@ def fail_from_error_object(error: Mapping[str, Any], status: int | None = None) 
     return Fail(category, provider_code, message)
 
 
-def bare_error(body: bytes) -> Fail | None:
-    """The error a body states when it is only a JSON error document (v1.1), else None.
-
-    No SSE and no HTTP status: ``{"error": {...}}`` (OpenAI, Google; also
-    wrapped in a one-element array), or Anthropic's ``{"type": "error",
-    "error": {...}}``. The category comes from its code, type or status.
-    """
+def error_document(body: bytes, limit: int | None = None) -> Mapping[str, Any] | None:
+    """The JSON document a body is when it is only ``{"error": {...}}`` (with any other
+    keys; also alone in a one-element array), else None. ``limit``: longer bodies are not
+    read."""
     stripped = body.strip()
-    if not stripped.startswith((b"{", b"[")):
+    if not stripped.startswith((b"{", b"[")) or (limit is not None and len(stripped) > limit):
         return None
     try:
         parsed = orjson.loads(stripped)
@@ -234,6 +232,19 @@ def bare_error(body: bytes) -> Fail | None:
     if isinstance(parsed, list) and len(parsed) == 1:
         parsed = parsed[0]
     if not isinstance(parsed, Mapping) or not isinstance(parsed.get("error"), Mapping):
+        return None
+    return parsed
+
+
+def bare_error(body: bytes) -> Fail | None:
+    """The error a body states when it is only a JSON error document (v1.1), else None.
+
+    No SSE and no HTTP status: ``{"error": {...}}`` (OpenAI, Google; also
+    wrapped in a one-element array), or Anthropic's ``{"type": "error",
+    "error": {...}}``. The category comes from its code, type or status.
+    """
+    parsed = error_document(body)
+    if parsed is None:
         return None
     fail = fail_from_error_object(parsed["error"])
     return Fail(fail.category, fail.provider_code, f"a JSON error body, no stream: {fail.message}")
