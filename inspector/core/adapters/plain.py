@@ -360,16 +360,7 @@ def _template_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[
     w.line(3, "data = loads(payload)")
     w.line(2, "except JSONDecodeError:")
     w.line(3, "break")
-    w.line(2, "stopped = data")
-    w.line(2, "try:")
-    _checks(shape, w, "data", 3, params)
-    if shape.events is not None:
-        w.line(3, f"if named and events[i] not in {w.const(shape.events)}: break")
-    w.line(2, "except (KeyError, TypeError, IndexError):")
-    w.line(3, "break")
-    _note_each(w, eaches, "data", 2)
-    w.line(2, "last = data")
-    w.line(2, "append(text)")
+    _frame_checks(shape, w, params, eaches)
     w.line(2, "stopped = NOT_PARSED")
     w.line(2, "if learner is not None and learner.missed(payload, data):")
     w.line(3, "cut = learner.cut_for(payload)")
@@ -386,6 +377,15 @@ def _plain_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str
     w.line(2, "except JSONDecodeError:")
     w.line(3, "stopped = NOT_PARSED")
     w.line(3, "break")
+    _frame_checks(shape, w, params, eaches)
+    w.line(1, "else:")
+    w.line(2, "stopped = NOT_PARSED  # every frame was plain")
+
+
+def _frame_checks(
+    shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]
+) -> None:
+    """Both loops' body for one parsed frame: break unless it is plain, else take its text."""
     w.line(2, "stopped = data")
     w.line(2, "try:")
     _checks(shape, w, "data", 3, params)
@@ -396,8 +396,6 @@ def _plain_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str
     _note_each(w, eaches, "data", 2)
     w.line(2, "last = data")
     w.line(2, "append(text)")
-    w.line(1, "else:")
-    w.line(2, "stopped = NOT_PARSED  # every frame was plain")
 
 
 def _note_each(w: _Writer, eaches: Mapping[str, Each], document: str, depth: int) -> None:
