@@ -211,17 +211,21 @@ def guard_for(hx: ModuleType) -> Any:
             if watch is None:
                 return response
             assert isinstance(response.stream, hx.SyncByteStream)
-            return hx.Response(
-                response.status_code,
-                headers=response.headers,
-                stream=_GuardedStream(response.stream, watch),
-                extensions=response.extensions,
-                request=request,
-            )
+            return _rewrapped(response, _GuardedStream(response.stream, watch), request)
 
         def close(self) -> None:
             """Close the wrapped transport."""
             self.transport.close()
+
+    def _rewrapped(response: Any, stream: Any, request: Any) -> Any:
+        """``response`` with its body read through ``stream`` (the guard)."""
+        return hx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=stream,
+            extensions=response.extensions,
+            request=request,
+        )
 
     class AsyncGuardTransport(hx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
         """:class:`GuardTransport` for async clients (default: ``hx.AsyncHTTPTransport()``)."""
@@ -237,13 +241,7 @@ def guard_for(hx: ModuleType) -> Any:
             if watch is None:
                 return response
             assert isinstance(response.stream, hx.AsyncByteStream)
-            return hx.Response(
-                response.status_code,
-                headers=response.headers,
-                stream=_AsyncGuardedStream(response.stream, watch),
-                extensions=response.extensions,
-                request=request,
-            )
+            return _rewrapped(response, _AsyncGuardedStream(response.stream, watch), request)
 
         async def aclose(self) -> None:
             """Close the wrapped transport."""

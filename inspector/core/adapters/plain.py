@@ -382,9 +382,7 @@ def _plain_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str
     w.line(2, "stopped = NOT_PARSED  # every frame was plain")
 
 
-def _frame_checks(
-    shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]
-) -> None:
+def _frame_checks(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]) -> None:
     """Both loops' body for one parsed frame: break unless it is plain, else take its text."""
     w.line(2, "stopped = data")
     w.line(2, "try:")

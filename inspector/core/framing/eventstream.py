@@ -81,7 +81,7 @@ _NAMED_BY: Final = {"event": ":event-type", "exception": ":exception-type", "err
 
 
 class _BadHeaders(ValueError):
-    pass
+    """A message's header section that breaks the framing (the message says how)."""
 
 
 def parse_headers(raw: bytes, at: int, end: int) -> tuple[tuple[str, Any], ...]:
