@@ -1,6 +1,6 @@
 """OpenAI Responses API streaming (``POST /v1/responses``, ``stream: true``) → contract actions.
 
-Why this module is long: one adapter for a protocol of some sixty event types whose
+Why this module is long: one adapter for a protocol of over fifty event types whose
 handlers all work on one map of the output array's blocks (``_key``, ``_open``,
 ``_settle``, ``_close``), so they stay one class; the protocol's tables and the
 reading of a final response are in :mod:`.openai_responses_tables`.
