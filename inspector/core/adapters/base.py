@@ -137,16 +137,16 @@ class Adapter(ABC):
             return parsed[1]
         return orjson.loads(frame.data)
 
-    def _object(self, frame: Frame) -> dict[str, Any] | Fail | Ignore:
+    def _object(self, frame: Frame, what: str = "data") -> dict[str, Any] | Fail | Ignore:
         """The frame's data as a JSON object (:meth:`_json`), or the action that says why
         it is not one: a protocol error for data that is not JSON, a skipped frame for
-        JSON that is not an object."""
+        JSON that is not an object (``what`` names the frame's data: an NDJSON line)."""
         try:
             data = self._json(frame)
         except orjson.JSONDecodeError as exc:
             return json_problem(frame, exc)
         if not isinstance(data, dict):
-            return Ignore(f"frame {frame.index}: data is JSON but not an object")
+            return Ignore(f"frame {frame.index}: {what} is JSON but not an object")
         return data
 
     def eof_note(self) -> str | None:
