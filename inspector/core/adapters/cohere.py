@@ -226,8 +226,14 @@ class CohereAdapter(Adapter):
         provider_index = data.get("index")
         found = self.blocks.get((space, provider_index if type(provider_index) is int else -1))
         if found is None:
-            out.append(Fail("protocol_error", None, f"frame {frame.index}: {data.get('type')} for "
-                            f"{space} {provider_index!r}, which was never started"))  # fmt: skip
+            out.append(
+                Fail(
+                    "protocol_error",
+                    None,
+                    f"frame {frame.index}: {data.get('type')} for "
+                    f"{space} {provider_index!r}, which was never started",
+                )
+            )
             return None
         return found[0]
 

@@ -142,6 +142,7 @@ RESPONSE_OBJECT: Final[FieldShape] = {
         IGNORED,
     ),
 }  # fmt: skip
+# Kept as written (fmt: skip): a table of fields, several to a line.
 EVENT_SHAPE: Final[FieldShape] = {
     "type": READ, "sequence_number": IGNORED, "item_id": READ, "output_index": READ,
     "content_index": READ, "summary_index": READ, "annotation_index": IGNORED,
