@@ -125,6 +125,11 @@ CANNOT_TELL_EACH: dict[str, list[str]] = {
         "its frames are Replicate predictions (event: output with plain-text data)",
     ],
 }
+# Bedrock InvokeModelWithResponseStream cassettes whose inner model protocol has no
+# adapter (Titan: `outputText` chunks): "cannot tell", naming what the body is.
+BEDROCK_INVOKE_UNKNOWN_INNER: dict[str, list[str]] = {
+    "openllmetry-bedrock-titan-invoke-stream-guardrail.yaml": ["chunk", "outputText"],
+}
 IMPORT_SKIPS_EVENT_STREAMS = (
     "finding: inspector/interop/exchange.py is_streaming() knows text/event-stream, "
     "streamGenerateContent and a request body with stream: true, not "
@@ -136,7 +141,15 @@ IMPORT_SKIPS_EVENT_STREAMS = (
 def test_every_file_of_the_set_has_an_expectation_and_a_provenance_row() -> None:
     files = sorted(p.name for p in DIR.iterdir() if p.name != "PROVENANCE.md")
     assert files == sorted(
-        [*EXPECTED, *CANNOT_TELL, *COHERE_V2, *BEDROCK_CASSETTES, *WRONG_TODAY, *CANNOT_TELL_EACH]
+        [
+            *EXPECTED,
+            *CANNOT_TELL,
+            *COHERE_V2,
+            *BEDROCK_CASSETTES,
+            *WRONG_TODAY,
+            *CANNOT_TELL_EACH,
+            *BEDROCK_INVOKE_UNKNOWN_INNER,
+        ]
     )
     provenance = (DIR / "PROVENANCE.md").read_text()
     for name in files:
@@ -389,3 +402,35 @@ def test_each_interaction_of_an_unknown_protocol_is_cannot_tell_with_evidence(
         with pytest.raises(ProviderUnknown) as caught:
             load_trace(target)
         assert evidence in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(BEDROCK_INVOKE_UNKNOWN_INNER))
+def test_an_invoke_stream_of_an_unknown_inner_model_is_cannot_tell(
+    name: str, tmp_path: Any
+) -> None:
+    with pytest.raises(ProviderUnknown, match="it is an AWS event stream"):
+        load_trace(recorded_body(name, tmp_path), as_received=False)
+
+
+@pytest.mark.parametrize("name", sorted(BEDROCK_INVOKE_UNKNOWN_INNER))
+@pytest.mark.xfail(
+    strict=True,
+    reason="finding: for an AWS event stream the cannot-tell evidence is the fixed sentence "
+    "'binary frames with :event-type headers, e.g. Bedrock ConverseStream' "
+    "(inspector/input_sniff.py describe_input); it names neither the event types seen "
+    "(chunk: InvokeModelWithResponseStream, not ConverseStream) nor the inner payload's keys",
+)
+def test_an_invoke_streams_cannot_tell_names_its_events_and_inner_keys(
+    name: str, tmp_path: Any
+) -> None:
+    with pytest.raises(ProviderUnknown) as caught:
+        load_trace(recorded_body(name, tmp_path), as_received=False)
+    for evidence in BEDROCK_INVOKE_UNKNOWN_INNER[name]:
+        assert evidence in str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(BEDROCK_INVOKE_UNKNOWN_INNER))
+@pytest.mark.xfail(strict=True, reason=IMPORT_SKIPS_EVENT_STREAMS)
+def test_an_invoke_stream_cassette_imports_then_is_cannot_tell(name: str) -> None:
+    with pytest.raises(ProviderUnknown):
+        trace_of(name)
