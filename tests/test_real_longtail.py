@@ -70,6 +70,12 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
         {"choices[].usage"},
     ),
     "openai-python-n3-choices.sse": ("openai-chat", "completed (stop)", set()),
+    # OpenRouter (Minimax): finish_reason length twice, then an error chunk with usage.
+    "pydantic-ai-openrouter-minimax-length-then-error-chunk.yaml": (
+        "openai-chat",
+        "failed (invalid_request)",
+        set(),
+    ),
     "openllmetry-ollama-chat-llama3-stream.yaml": ("ollama", "completed (stop)", set()),
     "openllmetry-ollama-generate-llama3-stream.yaml": ("ollama", "completed (stop)", set()),
     # Writer repeats a cumulative `message` beside each `delta`, with `graph_data`.
@@ -434,3 +440,10 @@ def test_an_invoke_streams_cannot_tell_names_its_events_and_inner_keys(
 def test_an_invoke_stream_cassette_imports_then_is_cannot_tell(name: str) -> None:
     with pytest.raises(ProviderUnknown):
         trace_of(name)
+
+
+def test_an_openrouter_error_chunk_after_the_finish_reason_is_the_streams_end() -> None:
+    trace = trace_of("pydantic-ai-openrouter-minimax-length-then-error-chunk.yaml")
+    error = next(e for e in trace.events if e["type"] == "stream.error")["error"]
+    assert (error["provider_code"], error["message"]) == (400, "Token limit reached")
+    assert texts(trace) == [("reasoning", "We need to respond to a greeting. The user")]
