@@ -285,6 +285,7 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
     # alone are refused, and make it exit 1.
     refused = sorted(Path(line.split(": ")[1]).name for line in result.stderr.splitlines())
     assert refused == [
+        "openinference-bedrock-claude3-haiku-converse-stream-tool.yaml",
         "openllmetry-bedrock-llama32-converse-stream.yaml",
         "openllmetry-bedrock-titan-invoke-stream-guardrail.yaml",
         "pydantic-ai-bedrock-converse-stream-invalid-model-400.yaml",
@@ -302,6 +303,7 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
         "har/chrome-shape-anthropic.jsonl",
         *(f"har/chromium-playwright-four-providers-{i}.jsonl" for i in range(2, 7)),
         "real-longtail/cohere-v1-command-r.jsonl",
+        "real-longtail/openinference-anthropic-legacy-complete-stream.jsonl",
         "real-longtail/openllmetry-cohere-v2-command-r-tool-calls-stream.jsonl",
         "real-longtail/openllmetry-ollama-chat-llama3-stream.jsonl",
         "real-longtail/openllmetry-ollama-generate-llama3-stream.jsonl",
