@@ -10,7 +10,7 @@ import orjson
 
 from ..sse import Frame
 from .base import Adapter, error_document
-from .protocols_detect import sniff_more_protocols
+from .protocols_detect import AI_SDK_TYPES, COHERE_TYPES, sniff_more_protocols
 
 __all__ = [
     "ADAPTERS",
@@ -66,19 +66,8 @@ OTHER_PROTOCOLS: Final[dict[str, str]] = {
     "replicate": "Replicate predictions (event: output with plain-text data)",
     "watsonx": "IBM watsonx.ai generation (results[].generated_text)",
     "gemini-interactions": "Gemini Interactions (event_type frames)",
+    "anthropic-complete": "Anthropic legacy Text Completions (type completion, /v1/complete)",
 }
-
-# Cohere v2 and AI SDK UI frame types (their `type` field).
-_COHERE_TYPES: Final = frozenset(
-    {"message-start", "content-start", "content-delta", "content-end", "message-end",
-     "tool-plan-delta", "tool-call-start", "tool-call-delta", "tool-call-end",
-     "citation-start", "citation-end"}
-)  # fmt: skip
-_AI_SDK_TYPES: Final = frozenset(
-    {"start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start",
-     "reasoning-delta", "reasoning-end", "tool-input-start", "tool-input-delta",
-     "tool-input-available", "tool-output-available", "finish-step", "finish", "abort"}
-)  # fmt: skip
 
 
 def _other(name: str) -> str:
@@ -112,12 +101,22 @@ def _sniff_one(frame: Frame) -> str | None:
     if isinstance(kind, str):
         if kind.startswith("response."):
             return "openai-responses"
-        if kind in ("message_start", "content_block_start", "content_block_delta", "ping",
-                    "message_delta", "message_stop"):  # fmt: skip
+        if kind in (
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "ping",
+            "message_delta",
+            "message_stop",
+        ):
             return "anthropic"
-        if kind in _COHERE_TYPES:
+        # Legacy Text Completions (/v1/complete) pings like Messages does, but its
+        # `completion` frames say what it is; Messages' adapter would drop them all.
+        if kind == "completion" and "completion" in data:
+            return _other("anthropic-complete")
+        if kind in COHERE_TYPES:
             return _other("cohere")
-        if kind in _AI_SDK_TYPES:
+        if kind in AI_SDK_TYPES:
             return _other("ai-sdk-ui")
     if "event_type" in data and "choices" not in data:
         return _other("gemini-interactions")
