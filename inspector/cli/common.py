@@ -17,9 +17,9 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from ..library import expand_paths as expand_paths
 from ..library import is_stream_file as is_stream_file
@@ -27,6 +27,8 @@ from ..terminal import escape_controls, escape_json
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
+
+N = TypeVar("N", int, float)
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1
@@ -72,6 +74,23 @@ def positive_int(text: str) -> int:
     if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) >= 1):
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
     return int(text)
+
+
+def at_least(kind: Callable[[str], N], least: int, what: str) -> Callable[[str], N]:
+    """An ``argparse`` type: ``kind(text)`` (``int`` or ``float``) when it is at least
+    ``least``, else the error "expected WHAT >= LEAST" (NaN is not at least anything)."""
+
+    def parse(text: str) -> N:
+        problem = argparse.ArgumentTypeError(f"expected {what} >= {least}, got {text!r}")
+        try:
+            value = kind(text)
+        except ValueError:
+            raise problem from None
+        if not value >= least:
+            raise problem
+        return value
+
+    return parse
 
 
 def positive_size(text: str) -> int:

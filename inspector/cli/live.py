@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, cast
 
-from ..live.options import UsageError, add_live_arguments, feed_from_args
-from ..terminal import escape_controls
-from .common import EXIT_USAGE, error
+from ..live.options import add_live_arguments
+from .record import open_feed, report
 
 if TYPE_CHECKING:
     from ..feeds import Feed
@@ -31,17 +30,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Show the stream; after the TUI closes, print the same summary as ``record``."""
-    # The stream's machinery (asyncio, the pipeline) loads only to run, not for --help.
-    from ..live.headless import exit_code as stream_exit_code
-    from ..live.headless import problem_line, secret_warnings, summary_line
-
-    try:
-        feed = feed_from_args(args)
-    except UsageError as exc:
-        error(escape_controls(exc))
-        return EXIT_USAGE
-    for warning in secret_warnings(feed):
-        error(warning)
+    feed = open_feed(args)
+    if isinstance(feed, int):
+        return feed
     from ..tui import run_app  # Textual loads only when the TUI is used
 
     try:
@@ -49,8 +40,4 @@ def run(args: argparse.Namespace) -> int:
     finally:
         # Quitting mid-stream cancels the feed; make sure the capture says so.
         feed.settle_cancelled()
-    problem = problem_line(feed)
-    if problem is not None:
-        error(problem)
-    print(summary_line(feed), flush=True)
-    return stream_exit_code(feed.trace, capped=feed.capped)
+    return report(feed, feed.trace)

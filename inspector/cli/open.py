@@ -12,17 +12,9 @@ from typing import Any
 
 from ..library import captures_dir
 from ..terminal import escape_controls
-from .common import EXIT_OK, EXIT_USAGE, add_provider_option, error, open_trace
+from .common import EXIT_OK, EXIT_USAGE, add_provider_option, at_least, error, open_trace
 
-
-def _frame(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -2
-    if value < -1:
-        raise argparse.ArgumentTypeError(f"expected a frame number >= -1, got {text!r}")
-    return value
+_frame = at_least(int, -1, "a frame number")
 
 
 def register(sub: Any) -> None:

@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
     from ..live.keys import is_loopback_url
     from ..proxy import FlowLog, ProxyServer, ProxySettings, flow_line
     from ..proxy.app import DEFAULT_MAX_RATIO, DEFAULT_MAX_RECORD
+    from ..proxy.routes import recipe
     from ..redact import redact_url
 
     settings = ProxySettings(
@@ -174,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"{log.count} exchanges; captures in {safe_path(directory)}")
         return EXIT_OK
     print(f"proxying {server.url} -> {upstream}; recording to {safe_path(directory)}", flush=True)
-    for line in _recipe(server.url):
+    for line in recipe(server.url):
         print("  " + line, flush=True)
 
     def print_finished(flow: Any) -> None:
@@ -200,12 +201,3 @@ def run(args: argparse.Namespace) -> int:
         # serving task has finished: say "interrupted" (130) either way.
         raise KeyboardInterrupt
     return EXIT_OK
-
-
-def _recipe(url: str) -> list[str]:
-    """How to point each SDK at the proxy (docs/proxy.md has the details)."""
-    return [
-        f"OPENAI_BASE_URL={url}/v1",
-        f"ANTHROPIC_BASE_URL={url}",
-        f"GOOGLE_GEMINI_BASE_URL={url}",
-    ]

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..live.options import UsageError, add_live_arguments, feed_from_args
 from ..terminal import escape_controls, safe_path
 from .common import EXIT_USAGE, error
+
+if TYPE_CHECKING:
+    from ..core.recorder import Recorder
+    from ..live.feed import LiveFeed
 
 
 def register(sub: Any) -> None:
@@ -27,23 +31,45 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Record; the exit code says how the stream ended."""
-    # The stream's machinery (asyncio, the pipeline) loads only to run, not for --help.
-    import asyncio
-
-    from ..live.headless import exit_code as stream_exit_code
-    from ..live.headless import problem_line, record, secret_warnings, summary_line
+def open_feed(args: argparse.Namespace, *, keep_history: bool = True) -> LiveFeed | int:
+    """The feed the options describe, with its secret warnings said; ``EXIT_USAGE``
+    (and why) when the options make none. ``inspector live`` starts the same way."""
+    from ..live.headless import secret_warnings  # (the stream's machinery: not for --help)
 
     try:
-        # No view: the trace keeps counts, not history, so memory stays flat
-        # however long the stream (the capture file has every byte).
-        feed = feed_from_args(args, keep_history=False)
+        feed = feed_from_args(args, keep_history=keep_history)
     except UsageError as exc:
         error(escape_controls(exc))
         return EXIT_USAGE
     for warning in secret_warnings(feed):
         error(warning)
+    return feed
+
+
+def report(feed: LiveFeed, trace: Recorder) -> int:
+    """Say what went wrong (if anything) and the summary line; the exit code for how
+    the stream ended. ``inspector live`` ends the same way."""
+    from ..live.headless import exit_code, problem_line, summary_line
+
+    problem = problem_line(feed)
+    if problem is not None:
+        error(problem)
+    print(summary_line(feed), flush=True)
+    return exit_code(trace, capped=feed.capped)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record; the exit code says how the stream ended."""
+    # The stream's machinery (asyncio, the pipeline) loads only to run, not for --help.
+    import asyncio
+
+    from ..live.headless import record
+
+    # No view: the trace keeps counts, not history, so memory stays flat
+    # however long the stream (the capture file has every byte).
+    feed = open_feed(args, keep_history=False)
+    if isinstance(feed, int):
+        return feed
     try:
         trace = asyncio.run(record(feed))
     except OSError as exc:
@@ -55,8 +81,4 @@ def run(args: argparse.Namespace) -> int:
             f"{safe_path(feed.sink.requested)} exists and was not overwritten; "
             f"recorded to {safe_path(feed.sink.path or '')}"
         )
-    problem = problem_line(feed)
-    if problem is not None:
-        error(problem)
-    print(summary_line(feed), flush=True)
-    return stream_exit_code(trace, capped=feed.capped)
+    return report(feed, trace)

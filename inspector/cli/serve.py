@@ -8,18 +8,10 @@ from typing import Any
 
 from ..net.limits import SERVE_LIMITS
 from ..terminal import escape_controls
-from .common import EXIT_OK, EXIT_USAGE, error, port_number
+from .common import EXIT_OK, EXIT_USAGE, at_least, error, port_number
 from .front_options import add_front_arguments, limits_from_args
 
-
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a speed >= 0, got {text!r}")
-    return value
+_speed = at_least(float, 0, "a speed")
 
 
 def register(sub: Any) -> None:

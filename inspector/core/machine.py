@@ -287,9 +287,13 @@ class StreamMachine:
             self._reject(2, f"unknown block kind {action.kind!r}")
             return
         block = BlockBuffer(
-            action.index, action.kind, action.provider_type, action.name, action.call_id,
+            action.index,
+            action.kind,
+            action.provider_type,
+            action.name,
+            action.call_id,
             keeps=self.history or action.kind == "tool_call",
-        )  # fmt: skip
+        )
         block.ref = {"id": block.id, "index": block.index, "kind": block.kind}
         self.seen.add(block.index)
         if self.history:

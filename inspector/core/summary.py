@@ -235,9 +235,14 @@ class Summary:
             else:
                 delta = {"kind": kept.kind, "text": kept.text}
                 out.append(
-                    {"stream_id": self.stream_id, "seq": seq, "type": "block.delta",
-                     "block": kept.block, "delta": delta}
-                )  # fmt: skip
+                    {
+                        "stream_id": self.stream_id,
+                        "seq": seq,
+                        "type": "block.delta",
+                        "block": kept.block,
+                        "delta": delta,
+                    }
+                )
         return out
 
     @property

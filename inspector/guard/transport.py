@@ -68,6 +68,28 @@ class _Watch:
     def finish(self, reason: str) -> None:
         self.normalizer.finish(TransportEnd(reason))
 
+    def take(self, chunk: bytes) -> bool:
+        """Feed one chunk before the SDK sees it: raise when the stream ended unproven
+        (the chunk may hold a final signal too, "[DONE]" after a broken tool call, and
+        the SDK stops there); True once the end is proven (nothing after it can change
+        it: stop reading once the SDK has the chunk)."""
+        self.feed(chunk)
+        if self.state in ("failed", "interrupted"):
+            raise self.error()
+        return self.state == "completed"
+
+    def lost(self, exc: Exception, hx: ModuleType, not_proven: type[Exception]) -> None:
+        """The transport failed mid-body: a timeout or a reset ends the stream (the
+        guard's own error, raised through the transport, is not a new end)."""
+        if not isinstance(exc, not_proven):
+            self.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+
+    def end(self) -> None:
+        """The body ended: raise unless the end was proven."""
+        self.finish("eof")
+        if self.state != "completed":
+            raise self.error()
+
     def error(self) -> NotProven:
         trace = self.normalizer.trace
         terminal = trace.terminal_event
@@ -144,25 +166,16 @@ def guard_for(hx: ModuleType) -> Any:
             self.watch = watch
 
         def __iter__(self) -> Iterator[bytes]:
-            watch = self.watch
             try:
                 for chunk in self.inner:
-                    watch.feed(chunk)
-                    if watch.state in ("failed", "interrupted"):
-                        # Before the SDK sees the chunk: it may hold a final signal too
-                        # ("[DONE]" after a broken tool call), and the SDK stops there.
-                        raise watch.error()
+                    proven = self.watch.take(chunk)
                     yield chunk
-                    if watch.state == "completed":
-                        return  # proven: nothing after the final signal can change it
+                    if proven:
+                        return
             except hx.TransportError as exc:
-                if isinstance(exc, not_proven):
-                    raise
-                watch.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+                self.watch.lost(exc, hx, not_proven)
                 raise
-            watch.finish("eof")
-            if watch.state != "completed":
-                raise watch.error()
+            self.watch.end()
 
         def close(self) -> None:
             self.inner.close()
@@ -173,23 +186,16 @@ def guard_for(hx: ModuleType) -> Any:
             self.watch = watch
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            watch = self.watch
             try:
                 async for chunk in self.inner:
-                    watch.feed(chunk)
-                    if watch.state in ("failed", "interrupted"):
-                        raise watch.error()
+                    proven = self.watch.take(chunk)
                     yield chunk
-                    if watch.state == "completed":
+                    if proven:
                         return
             except hx.TransportError as exc:
-                if isinstance(exc, not_proven):
-                    raise
-                watch.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+                self.watch.lost(exc, hx, not_proven)
                 raise
-            watch.finish("eof")
-            if watch.state != "completed":
-                raise watch.error()
+            self.watch.end()
 
         async def aclose(self) -> None:
             await self.inner.aclose()

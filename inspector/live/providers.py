@@ -118,12 +118,12 @@ class ProviderSpec:
     base_url: str
     #: The path; ``{model}`` is replaced by the URL-quoted model name.
     path: str
-    #: Query parameters the endpoint needs to stream (Gemini: ``alt=sse``).
-    query: str
     #: Environment variables holding the key, in the order they are tried.
     key_env: tuple[str, ...]
     auth: Callable[[str], dict[str, str]]
     body: Callable[[str, str], dict[str, Any]]
+    #: Query parameters the endpoint needs to stream (Gemini: ``alt=sse``).
+    query: str = ""
     #: Extra headers every request carries.
     headers: Mapping[str, str] = field(default_factory=dict)
     #: Neutral tool {name, description, parameters} -> this provider's tool.
@@ -132,29 +132,28 @@ class ProviderSpec:
     body_has_model: bool = True
 
 
+def _openai(
+    path: str,
+    body: Callable[[str, str], dict[str, Any]],
+    tool: Callable[[Mapping[str, Any]], dict[str, Any]],
+) -> ProviderSpec:
+    """One of OpenAI's two streaming APIs: the same host, key and bearer auth."""
+    return ProviderSpec(
+        base_url="https://api.openai.com",
+        path=path,
+        key_env=("OPENAI_API_KEY",),
+        auth=_auth_bearer,
+        body=body,
+        tool=tool,
+    )
+
+
 PROVIDER_SPECS: Final[dict[str, ProviderSpec]] = {
-    "openai-chat": ProviderSpec(
-        base_url="https://api.openai.com",
-        path="/v1/chat/completions",
-        query="",
-        key_env=("OPENAI_API_KEY",),
-        auth=_auth_bearer,
-        body=_body_chat,
-        tool=_tool_chat,
-    ),
-    "openai-responses": ProviderSpec(
-        base_url="https://api.openai.com",
-        path="/v1/responses",
-        query="",
-        key_env=("OPENAI_API_KEY",),
-        auth=_auth_bearer,
-        body=_body_responses,
-        tool=_tool_responses,
-    ),
+    "openai-chat": _openai("/v1/chat/completions", _body_chat, _tool_chat),
+    "openai-responses": _openai("/v1/responses", _body_responses, _tool_responses),
     "anthropic": ProviderSpec(
         base_url="https://api.anthropic.com",
         path="/v1/messages",
-        query="",
         key_env=("ANTHROPIC_API_KEY",),
         auth=_auth_anthropic,
         body=_body_anthropic,
@@ -164,10 +163,10 @@ PROVIDER_SPECS: Final[dict[str, ProviderSpec]] = {
     "gemini": ProviderSpec(
         base_url="https://generativelanguage.googleapis.com",
         path="/v1beta/models/{model}:streamGenerateContent",
-        query="alt=sse",
         key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         auth=_auth_google,
         body=_body_gemini,
+        query="alt=sse",
         tool=None,  # one Tool object holding every declaration: see tools_for
         body_has_model=False,
     ),

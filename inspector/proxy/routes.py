@@ -22,7 +22,7 @@ from urllib.parse import unquote
 
 import orjson
 
-__all__ = ["STREAM_ROUTES", "UPSTREAMS", "Route", "model_of", "resolve", "upstream_url"]
+__all__ = ["STREAM_ROUTES", "UPSTREAMS", "Route", "model_of", "recipe", "resolve", "upstream_url"]
 
 #: The real services, by the protocol family a request belongs to.
 UPSTREAMS: Final[dict[str, str]] = {
@@ -101,3 +101,12 @@ def model_of(route: Route, body: bytes) -> str | None:
         return None
     model = parsed.get("model") if isinstance(parsed, dict) else None
     return model if isinstance(model, str) else None
+
+
+def recipe(url: str) -> list[str]:
+    """How to point each SDK at the proxy listening at ``url`` (docs/proxy.md has the details)."""
+    return [
+        f"OPENAI_BASE_URL={url}/v1",
+        f"ANTHROPIC_BASE_URL={url}",
+        f"GOOGLE_GEMINI_BASE_URL={url}",
+    ]

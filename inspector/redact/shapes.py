@@ -1,5 +1,9 @@
 """What a secret looks like: the one rule set of secret shapes.
 
+Why this module is long: the table of rules and the matcher that runs them fast
+(literal prefilters, scan windows and automata, each keyed by rule name) stay
+together, so a rule and its prefilter entries are edited in one place.
+
 Every boundary that looks for secrets by their shape — export's rewriter and
 leak scan, the live recorder's and the proxy's check of derived fields
 (a ``model`` that is a key), every printed message — uses

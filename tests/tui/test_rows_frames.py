@@ -60,7 +60,8 @@ def test_abbreviations_are_distinct_over_every_event_name_in_the_library() -> No
 
 def test_abbreviations_are_distinct_over_every_name_the_responses_adapter_knows() -> None:
     # Names the adapter handles but no capture has yet (shell calls, compaction, …).
-    source = (ROOT / "inspector" / "core" / "adapters" / "openai_responses.py").read_text()
+    adapters = ROOT / "inspector" / "core" / "adapters"  # the adapter and its tables
+    source = "".join(path.read_text() for path in adapters.glob("openai_responses*.py"))
     known = set(re.findall(r'"(response\.[a-z_]+(?:\.[a-z_]+)*)"', source))
     assert len(known) > 50
     # Every name the adapter knows fits the column whole (no "…").

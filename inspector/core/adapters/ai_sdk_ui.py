@@ -175,8 +175,15 @@ class AiSdkUiAdapter(Adapter):
             out.insert(0, Start(None))
         return out
 
-    def _open(self, key: str, kind: str, provider_type: str, out: list[Action],
-              name: str | None = None, call_id: str | None = None) -> int:  # fmt: skip
+    def _open(
+        self,
+        key: str,
+        kind: str,
+        provider_type: str,
+        out: list[Action],
+        name: str | None = None,
+        call_id: str | None = None,
+    ) -> int:
         index = self.next_index
         self.next_index += 1
         self.by_id[key] = (index, kind)
@@ -233,9 +240,14 @@ class AiSdkUiAdapter(Adapter):
         call_id, name = part.get("toolCallId"), part.get("toolName")
         server = part.get("providerExecuted") is True
         key = f"tool:{call_id}"
-        self._open(key, "opaque" if server else "tool_call", "tool-input", out,
-                   name=None if server or not isinstance(name, str) else name,
-                   call_id=None if server or not isinstance(call_id, str) else call_id)  # fmt: skip
+        self._open(
+            key,
+            "opaque" if server else "tool_call",
+            "tool-input",
+            out,
+            name=None if server or not isinstance(name, str) else name,
+            call_id=None if server or not isinstance(call_id, str) else call_id,
+        )
         if not server and isinstance(call_id, str):
             self.calls.add(call_id)
 

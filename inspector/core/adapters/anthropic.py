@@ -48,7 +48,8 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .anthropic_usage import merge_usage, normalize_usage
+from .base import Adapter, Lane, event_type, fail_from_error_object
 from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Param, Plain, Shape
 
@@ -198,17 +199,21 @@ PLAIN: Final = Plain(
 """What a plain event is (see :mod:`.plain`): the fast path's one description. It
 changes no state (the event names its block)."""
 
-# Keys of a usage object that hold token counts, as Anthropic names them.
-_FRESH = "input_tokens"
-_CACHE_WRITE = "cache_creation_input_tokens"
-_CACHE_READ = "cache_read_input_tokens"
+
+def _string_deltas(
+    index: int, block: Mapping[str, Any], fields: tuple[tuple[str, str], ...]
+) -> list[Action]:
+    """A delta of each ``(field, delta kind)`` whose value in ``block`` is a non-empty string."""
+    out: list[Action] = []
+    for field, kind in fields:
+        value = block.get(field)
+        if isinstance(value, str) and value:
+            out.append(Delta(index, kind, value))
+    return out
 
 
 def _text_start(index: int, block: Mapping[str, Any]) -> list[Action]:
-    out: list[Action] = []
-    text = block.get("text")
-    if isinstance(text, str) and text:
-        out.append(Delta(index, "text", text))
+    out = _string_deltas(index, block, (("text", "text"),))
     citations = block.get("citations")
     if isinstance(citations, list):
         out.extend(Delta(index, "citation", "", citation=c) for c in citations)
@@ -225,21 +230,13 @@ def _tool_use_start(index: int, block: Mapping[str, Any]) -> list[Action]:
 
 
 def _thinking_start(index: int, block: Mapping[str, Any]) -> list[Action]:
-    out: list[Action] = []
-    thinking = block.get("thinking")
-    if isinstance(thinking, str) and thinking:
-        out.append(Delta(index, "text", thinking))
-    signature = block.get("signature")
-    if isinstance(signature, str) and signature:
-        out.append(Delta(index, "signature", signature))
-    return out
+    return _string_deltas(index, block, (("thinking", "text"), ("signature", "signature")))
 
 
 def _redacted_thinking_start(index: int, block: Mapping[str, Any]) -> list[Action]:
     # Encrypted reasoning: nothing to read, but it must be sent back verbatim,
     # which is exactly what a signature is for.
-    data = block.get("data")
-    return [Delta(index, "signature", data)] if isinstance(data, str) and data else []
+    return _string_deltas(index, block, (("data", "signature"),))
 
 
 def _opaque_start(index: int, block: Mapping[str, Any]) -> list[Action]:
@@ -276,18 +273,10 @@ class AnthropicAdapter(Adapter):
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one frame: one table lookup on the event's ``type``."""
+        if not isinstance(data := self._object(frame), dict):
+            return [data]  # not a JSON object: a problem or a skipped frame
         out: list[Action] = []
-        try:
-            data = self._json(frame)  # not frame_json: no call and tuple per frame
-        except orjson.JSONDecodeError as exc:
-            out.append(json_problem(frame, exc))
-            return out
-        if not isinstance(data, dict):
-            out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
-            return out
-        kind = data.get("type")
-        if not isinstance(kind, str):
-            kind = frame.event  # the SSE event name says the same thing
+        kind = event_type(data, frame)
         if not self.started and kind != "message_start":
             self.started = True
             out.append(Start(None))
@@ -368,19 +357,15 @@ class AnthropicAdapter(Adapter):
         self.response_id = message_id if isinstance(message_id, str) else None
         usage = message.get("usage")
         if isinstance(usage, dict):
-            self.usage = _merge_usage(None, usage)
+            self.usage = merge_usage(None, usage)
         if not self.started:
             self.started = True
             out.append(Start(self.model))
 
     def _block_start(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        index = _index(data, frame, out)
-        if index is None:
+        if (found := _indexed(data, "content_block_start", "content_block", frame, out)) is None:
             return
-        block = data.get("content_block")
-        if not isinstance(block, dict):
-            out.append(_malformed(frame, "content_block_start has no content_block object"))
-            return
+        index, block = found
         block_type = block.get("type")
         mode = BLOCK_TYPES.get(block_type) if isinstance(block_type, str) else None
         provider_type = block_type if isinstance(block_type, str) else "unknown"
@@ -417,13 +402,9 @@ class AnthropicAdapter(Adapter):
             )
 
     def _block_delta(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        index = _index(data, frame, out)
-        if index is None:
+        if (found := _indexed(data, "content_block_delta", "delta", frame, out)) is None:
             return
-        delta = data.get("delta")
-        if not isinstance(delta, dict):
-            out.append(_malformed(frame, "content_block_delta has no delta object"))
-            return
+        index, delta = found
         delta_type = delta.get("type")
         mode = self.modes.get(index)
         if mode == "opaque":
@@ -478,7 +459,7 @@ class AnthropicAdapter(Adapter):
                 self.stop_reason = reason
         usage = data.get("usage")
         if isinstance(usage, dict):
-            self.usage = _merge_usage(self.usage, usage)
+            self.usage = merge_usage(self.usage, usage)
 
     def _message_stop(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         self.stopped = True
@@ -545,6 +526,21 @@ def _index(data: dict[str, Any], frame: Frame, out: list[Action]) -> int | None:
     return None
 
 
+def _indexed(
+    data: dict[str, Any], event: str, field: str, frame: Frame, out: list[Action]
+) -> tuple[int, dict[str, Any]] | None:
+    """A block ``event``'s index and its ``field`` object; None when either is missing
+    (the protocol error is in ``out``)."""
+    index = _index(data, frame, out)
+    if index is None:
+        return None
+    value = data.get(field)
+    if not isinstance(value, dict):
+        out.append(_malformed(frame, f"{event} has no {field} object"))
+        return None
+    return index, value
+
+
 def _malformed(frame: Frame, what: str) -> Fail:
     return Fail("protocol_error", None, f"frame {frame.index}: {what}")
 
@@ -559,57 +555,3 @@ def _opaque_delta(index: int, delta: Mapping[str, Any], delta_type: Any, out: li
                 out.append(Delta(index, "json_text", fragment))
             return
     out.append(Delta(index, "json_text", orjson.dumps(delta).decode()))
-
-
-def _merge_usage(base: dict[str, Any] | None, update: Mapping[str, Any]) -> dict[str, Any]:
-    """Overlay a usage object: ``message_delta`` counts are cumulative, nulls mean "unchanged"."""
-    merged = dict(base) if base is not None else {}
-    for key, value in update.items():
-        if value is not None:
-            merged[key] = value
-    return merged
-
-
-def _sum(parts: list[Mapping[str, Any]], *keys: str) -> int | None:
-    total: int | None = None
-    for part in parts:
-        for key in keys:
-            value = int_or_none(part.get(key))
-            if value is not None:
-                total = value if total is None else total + value
-    return total
-
-
-def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
-    """Anthropic usage → the contract's usage (the merged object kept under ``raw``).
-
-    Anthropic's ``input_tokens`` counts only uncached input; the contract's
-    counts all of it, so cache writes and cache reads are added in, and cache
-    reads are also ``cached_input_tokens``. When compaction ran, the top-level
-    counts cover only the final sampling step: the billed totals are the sum
-    over ``iterations``.
-    """
-    iterations = usage.get("iterations")
-    parts: list[Mapping[str, Any]] = [usage]
-    if isinstance(iterations, list):
-        steps = [step for step in iterations if isinstance(step, Mapping)]
-        if steps:
-            parts = steps
-    out: dict[str, Any] = {
-        "input_tokens": (
-            _sum(parts, _FRESH, _CACHE_WRITE, _CACHE_READ)
-            if _sum(parts, _FRESH) is not None
-            else None
-        ),
-        "output_tokens": _sum(parts, "output_tokens"),
-    }
-    details = usage.get("output_tokens_details")
-    if isinstance(details, Mapping):
-        thinking = int_or_none(details.get("thinking_tokens"))
-        if thinking is not None:
-            out["reasoning_tokens"] = thinking
-    cached = _sum(parts, _CACHE_READ)
-    if cached is not None:
-        out["cached_input_tokens"] = cached
-    out["raw"] = dict(usage)
-    return out

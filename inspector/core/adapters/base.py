@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Final
 
 import orjson
 
-from ..actions import Action, Fail
+from ..actions import Action, Fail, Ignore
 from ..errors import category_for, detail_category
 from ..sse import Frame
 from .plain import NOT_PARSED, Plain
@@ -30,6 +30,7 @@ __all__ = [
     "bare_error",
     "error_document",
     "error_from_body",
+    "event_type",
     "fail_from_error_object",
     "frame_json",
     "int_or_none",
@@ -136,6 +137,18 @@ class Adapter(ABC):
             return parsed[1]
         return orjson.loads(frame.data)
 
+    def _object(self, frame: Frame, what: str = "data") -> dict[str, Any] | Fail | Ignore:
+        """The frame's data as a JSON object (:meth:`_json`), or the action that says why
+        it is not one: a protocol error for data that is not JSON, a skipped frame for
+        JSON that is not an object (``what`` names the frame's data: an NDJSON line)."""
+        try:
+            data = self._json(frame)
+        except orjson.JSONDecodeError as exc:
+            return json_problem(frame, exc)
+        if not isinstance(data, dict):
+            return Ignore(f"frame {frame.index}: {what} is JSON but not an object")
+        return data
+
     def eof_note(self) -> str | None:
         """Something worth saying when the bytes end without a final signal."""
         return None
@@ -162,6 +175,12 @@ def frame_json(frame: Frame) -> tuple[Any, Fail | None]:
         return orjson.loads(frame.data), None
     except orjson.JSONDecodeError as exc:
         return None, json_problem(frame, exc)
+
+
+def event_type(data: Mapping[str, Any], frame: Frame) -> str:
+    """The event's ``type`` field, else its SSE event name (which says the same)."""
+    kind = data.get("type")
+    return kind if isinstance(kind, str) else frame.event
 
 
 def json_problem(frame: Frame, exc: Exception) -> Fail:

@@ -37,7 +37,7 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..errors import category_for
 from ..sse import Frame
-from .base import Adapter, Lane, int_or_none, json_problem
+from .base import Adapter, Lane, event_type, int_or_none
 from .content_rule import by_content
 from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Param, Plain, Shape
@@ -173,18 +173,10 @@ class CohereAdapter(Adapter):
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one event by its ``type`` (the SSE event name says the same)."""
+        if not isinstance(data := self._object(frame), dict):
+            return [data]  # not a JSON object: a problem or a skipped frame
         out: list[Action] = []
-        try:
-            data = self._json(frame)
-        except orjson.JSONDecodeError as exc:
-            out.append(json_problem(frame, exc))
-            return out
-        if not isinstance(data, dict):
-            out.append(Ignore(f"frame {frame.index}: data is JSON but not an object"))
-            return out
-        kind = data.get("type")
-        if not isinstance(kind, str):
-            kind = frame.event
+        kind = event_type(data, frame)
         if not self.started:
             self.started = True
             if kind != "message-start":
@@ -234,8 +226,14 @@ class CohereAdapter(Adapter):
         provider_index = data.get("index")
         found = self.blocks.get((space, provider_index if type(provider_index) is int else -1))
         if found is None:
-            out.append(Fail("protocol_error", None, f"frame {frame.index}: {data.get('type')} for "
-                            f"{space} {provider_index!r}, which was never started"))  # fmt: skip
+            out.append(
+                Fail(
+                    "protocol_error",
+                    None,
+                    f"frame {frame.index}: {data.get('type')} for "
+                    f"{space} {provider_index!r}, which was never started",
+                )
+            )
             return None
         return found[0]
 

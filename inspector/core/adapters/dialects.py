@@ -59,6 +59,7 @@ def _choice(delta: Shape | None = None, **extra: Any) -> Shape:
     return {"choices": shape}
 
 
+# Kept as written (fmt: skip): a list of name prefixes, several to a line.
 MISTRAL_MODELS: Final = ("mistral", "magistral", "codestral", "devstral", "ministral",
                          "pixtral", "open-mistral", "open-mixtral")  # fmt: skip
 

@@ -35,7 +35,7 @@ import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, Lane, int_or_none, json_problem
+from .base import Adapter, Lane, int_or_none
 from .content_rule import by_content
 from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Plain, Shape
@@ -162,15 +162,9 @@ class OllamaAdapter(Adapter):
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one line: an error, else its content in order, then ``done``."""
+        if not isinstance(line := self._object(frame, "line"), dict):
+            return [line]  # not a JSON object: a problem or a skipped frame
         out: list[Action] = []
-        try:
-            line = self._json(frame)
-        except orjson.JSONDecodeError as exc:
-            out.append(json_problem(frame, exc))
-            return out
-        if not isinstance(line, dict):
-            out.append(Ignore(f"frame {frame.index}: line is JSON but not an object"))
-            return out
         if not self.started:
             self.started = True
             model = line.get("model")

@@ -1,5 +1,10 @@
 """OpenAI Responses API streaming (``POST /v1/responses``, ``stream: true``) → contract actions.
 
+Why this module is long: one adapter for a protocol of over fifty event types whose
+handlers all work on one map of the output array's blocks (``_key``, ``_open``,
+``_settle``, ``_close``), so they stay one class; the protocol's tables and the
+reading of a final response are in :mod:`.openai_responses_tables`.
+
 Final signals
 -------------
 ==========================================  ==========================================
@@ -73,15 +78,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Heartbeat, Ignore, OpenBlock, Start
 from ..sse import Frame
-from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object
 from .fields import IGNORED, READ, FieldAccount
 from .fields import Shape as FieldShape
+from .openai_responses_tables import (
+    CONTENT,
+    FINAL_SIGNALS,
+    FRAGMENT_EVENTS,
+    HEARTBEATS,
+    INCOMPLETE_REASONS,
+    ITEM,
+    ITEM_TYPES,
+    PART_KINDS,
+    PART_TEXT_FIELD,
+    QUIET_EVENTS,
+    SUMMARY,
+    SUMMARY_TEXT,
+    TEXT,
+    WHOLE_TEXT_EVENTS,
+    Key,
+    Rule,
+    completed_reason,
+    normalize_usage,
+)
 from .plain import Last, Param, Plain, Shape
 from .template import Path
 
@@ -96,142 +121,6 @@ __all__ = [
     "completed_reason",
     "normalize_usage",
 ]
-
-FINAL_SIGNALS: Final[dict[str, str]] = {
-    "response.completed": "completed",
-    "response.incomplete": "completed",
-    "response.failed": "failed",
-    "error": "failed",
-}
-"""Event type → the terminal state it proves (see the module's table)."""
-
-INCOMPLETE_REASONS: Final[dict[str, str]] = {
-    "max_output_tokens": "length",
-    "content_filter": "content_filter",
-}
-"""``incomplete_details.reason`` → ``finish_reason``; anything else is ``other``."""
-
-# output item type -> how its blocks are made. "message" and "reasoning" items
-# are containers of parts; "function_call" is the one tool the client runs.
-# Everything else is run by OpenAI (or is bookkeeping) and stays opaque.
-ITEM_TYPES: Final[dict[str, str]] = {
-    "message": "message",
-    "reasoning": "reasoning",
-    "function_call": "tool_call",
-    "web_search_call": "opaque",
-    "file_search_call": "opaque",
-    "code_interpreter_call": "opaque",
-    "image_generation_call": "opaque",
-    "mcp_call": "opaque",
-    "mcp_list_tools": "opaque",
-    "mcp_approval_request": "opaque",
-    # Server-run by default; the client's when the item says ``execution: client``.
-    "tool_search_call": "by_execution",
-    "tool_search_output": "opaque",
-    # An action object for a client the contract has no tool_call shape for yet.
-    "computer_call": "opaque",
-    # v1.1: client calls whose input is not JSON arguments. A custom tool's
-    # input is free text (input_format "text"); the shell and patch tools'
-    # input is the item itself (input_format "item", one json_text delta).
-    "custom_tool_call": "tool_text",
-    "local_shell_call": "tool_item",
-    # Client-run with a local environment, server-run in a hosted container.
-    "shell_call": "by_execution",
-    "apply_patch_call": "tool_item",
-    "compaction": "opaque",
-}
-
-PART_KINDS: Final[dict[str, str]] = {
-    "output_text": "text",
-    "refusal": "refusal",
-    "reasoning_text": "reasoning",
-    "summary_text": "reasoning",
-}
-"""Content / summary part type → block kind; another type is ``opaque``."""
-
-# The field of a part that holds its whole text.
-_PART_TEXT_FIELD: Final[dict[str, str]] = {"refusal": "refusal"}
-
-# Known events that carry nothing for the contract: the progress of opaque
-# items, whose content the done item holds in full.
-QUIET_EVENTS: Final = frozenset(
-    {
-        "response.web_search_call.in_progress",
-        "response.web_search_call.searching",
-        "response.web_search_call.completed",
-        "response.file_search_call.in_progress",
-        "response.file_search_call.searching",
-        "response.file_search_call.completed",
-        "response.code_interpreter_call.in_progress",
-        "response.code_interpreter_call.interpreting",
-        "response.code_interpreter_call.completed",
-        "response.code_interpreter_call_code.delta",
-        "response.code_interpreter_call_code.done",
-        "response.image_generation_call.in_progress",
-        "response.image_generation_call.generating",
-        "response.image_generation_call.partial_image",
-        "response.image_generation_call.completed",
-        "response.mcp_call.in_progress",
-        "response.mcp_call.completed",
-        "response.mcp_call.failed",
-        "response.mcp_call_arguments.delta",
-        "response.mcp_call_arguments.done",
-        "response.mcp_list_tools.in_progress",
-        "response.mcp_list_tools.completed",
-        "response.mcp_list_tools.failed",
-        "response.shell_call_command.added",
-        "response.shell_call_command.delta",
-        "response.shell_call_command.done",
-        "response.shell_call_output_content.delta",
-        "response.shell_call_output_content.done",
-        "response.compaction.compacting",
-    }
-)
-
-# OpenAI's undocumented keep-alive, and OpenRouter's name for it.
-HEARTBEATS: Final = frozenset({"keepalive", "response.keep_alive"})
-
-# Where a block sits in the output array: (output_index, section, sub-index).
-ITEM, CONTENT, SUMMARY = 0, 1, 2
-Key = tuple[int, int, int]
-
-
-class _Rule(NamedTuple):
-    """How one fragment-carrying event finds its block and what it carries."""
-
-    section: int
-    sub_field: str  # the event's field naming the part ("" for item blocks)
-    kind: str  # the block kind, when the event has to open the block
-    provider_type: str
-    delta_kind: str
-    full_field: str  # on a ``.done`` event: the field repeating the whole text
-    input_format: str | None = None  # of a tool_call block it opens (v1.1)
-
-
-_TEXT = _Rule(CONTENT, "content_index", "text", "output_text", "text", "text")
-_REFUSAL = _Rule(CONTENT, "content_index", "refusal", "refusal", "text", "refusal")
-_REASONING_TEXT = _Rule(CONTENT, "content_index", "reasoning", "reasoning_text", "text", "text")
-_SUMMARY = _Rule(SUMMARY, "summary_index", "reasoning", "summary_text", "text", "text")
-_ARGUMENTS = _Rule(ITEM, "", "tool_call", "function_call", "json_text", "arguments")
-_CUSTOM_INPUT = _Rule(ITEM, "", "tool_call", "custom_tool_call", "text", "input", "text")
-
-FRAGMENT_EVENTS: Final[dict[str, _Rule]] = {
-    "response.output_text.delta": _TEXT,
-    "response.refusal.delta": _REFUSAL,
-    "response.reasoning_text.delta": _REASONING_TEXT,
-    "response.reasoning_summary_text.delta": _SUMMARY,
-    "response.function_call_arguments.delta": _ARGUMENTS,
-    "response.custom_tool_call_input.delta": _CUSTOM_INPUT,
-}
-
-WHOLE_TEXT_EVENTS: Final[dict[str, _Rule]] = {
-    "response.output_text.done": _TEXT,
-    "response.refusal.done": _REFUSAL,
-    "response.reasoning_text.done": _REASONING_TEXT,
-    "response.reasoning_summary_text.done": _SUMMARY,
-    "response.function_call_arguments.done": _ARGUMENTS,
-    "response.custom_tool_call_input.done": _CUSTOM_INPUT,
-}
 
 # v1.1 unread-field accounting. Every event type shares one table of fields
 # (each reads the ones it has); the progress events of QUIET_EVENTS carry
@@ -253,6 +142,7 @@ RESPONSE_OBJECT: Final[FieldShape] = {
         IGNORED,
     ),
 }  # fmt: skip
+# Kept as written (fmt: skip): a table of fields, several to a line.
 EVENT_SHAPE: Final[FieldShape] = {
     "type": READ, "sequence_number": IGNORED, "item_id": READ, "output_index": READ,
     "content_index": READ, "summary_index": READ, "annotation_index": IGNORED,
@@ -297,11 +187,11 @@ PLAIN: Final = Plain(
 """What a plain event is (see :mod:`.plain`): a fragment for the lane's block, by the
 lane's delta kind and section (its params: the output index, and the part's)."""
 
-PART_EVENTS: Final[dict[str, _Rule]] = {
-    "response.content_part.added": _TEXT,
-    "response.content_part.done": _TEXT,
-    "response.reasoning_summary_part.added": _SUMMARY,
-    "response.reasoning_summary_part.done": _SUMMARY,
+PART_EVENTS: Final[dict[str, Rule]] = {
+    "response.content_part.added": TEXT,
+    "response.content_part.done": TEXT,
+    "response.reasoning_summary_part.added": SUMMARY_TEXT,
+    "response.reasoning_summary_part.done": SUMMARY_TEXT,
 }
 
 
@@ -351,12 +241,8 @@ class OpenAIResponsesAdapter(Adapter):
                     "or response.failed",
                 )
             ]
-        try:
-            data = self._json(frame)  # not frame_json: no call and tuple per frame
-        except orjson.JSONDecodeError as exc:
-            return [json_problem(frame, exc)]
-        if not isinstance(data, dict):
-            return [Ignore(f"frame {frame.index}: data is JSON but not an object")]
+        if not isinstance(data := self._object(frame), dict):
+            return [data]  # not a JSON object: a problem or a skipped frame
         event = data.get("type")
         if not isinstance(event, str):
             if frame.event == "message":
@@ -628,7 +514,7 @@ class OpenAIResponsesAdapter(Adapter):
             out.append(_unknown_block(frame, "part", part_type, block))
             return
         # A part announced with text already in it (not OpenAI's habit) keeps it.
-        text = part.get(_PART_TEXT_FIELD.get(str(part_type), "text"))
+        text = part.get(PART_TEXT_FIELD.get(str(part_type), "text"))
         if isinstance(text, str) and text and not block.parts:
             self._append(block, "text", text, out)
 
@@ -668,10 +554,10 @@ class OpenAIResponsesAdapter(Adapter):
     def _annotation(
         self, event: str, data: dict[str, Any], frame: Frame, out: list[Action]
     ) -> None:
-        key = self._key(_TEXT, event, data, frame, out)
+        key = self._key(TEXT, event, data, frame, out)
         if key is None:
             return
-        block = self.blocks.get(key) or self._open_implicitly(key, _TEXT, event, frame, out)
+        block = self.blocks.get(key) or self._open_implicitly(key, TEXT, event, frame, out)
         block.citations += 1
         out.append(Delta(block.index, "citation", "", citation=data.get("annotation")))
 
@@ -701,7 +587,7 @@ class OpenAIResponsesAdapter(Adapter):
                 block.settled = True
                 self._append(block, "json_text", orjson.dumps(part).decode(), out)
         else:
-            full = part.get(_PART_TEXT_FIELD.get(str(part_type), "text"))
+            full = part.get(PART_TEXT_FIELD.get(str(part_type), "text"))
             self._settle(block, full, "text", event, frame, out)
             annotations = part.get("annotations")
             if block.is_open and isinstance(annotations, list):
@@ -714,7 +600,7 @@ class OpenAIResponsesAdapter(Adapter):
     # -- helpers -----------------------------------------------------------------
 
     def _key(
-        self, rule: _Rule, event: str, data: Mapping[str, Any], frame: Frame, out: list[Action]
+        self, rule: Rule, event: str, data: Mapping[str, Any], frame: Frame, out: list[Action]
     ) -> Key | None:
         output_index = data.get("output_index")
         if type(output_index) is not int:
@@ -762,7 +648,7 @@ class OpenAIResponsesAdapter(Adapter):
         return block
 
     def _open_implicitly(
-        self, key: Key, rule: _Rule, event: str, frame: Frame, out: list[Action]
+        self, key: Key, rule: Rule, event: str, frame: Frame, out: list[Action]
     ) -> _Block:
         block = self._open(key, rule.kind, rule.provider_type, out, None, rule.input_format)
         out.append(
@@ -837,56 +723,6 @@ _HANDLERS: Final[dict[str, _Handler]] = {
     **dict.fromkeys(FRAGMENT_EVENTS, OpenAIResponsesAdapter._fragment),
     **dict.fromkeys(WHOLE_TEXT_EVENTS, OpenAIResponsesAdapter._whole_text),
 }
-
-
-def completed_reason(output: Any, function_calls: int, refusals: int) -> str:
-    """``finish_reason`` of a ``response.completed``.
-
-    ``tool_calls`` when the client has a function call to run, ``refusal``
-    when the answer was a refusal, else ``stop``. The final output array is
-    consulted too, so a call or refusal that was never streamed still counts.
-    """
-    items = [i for i in output if isinstance(i, Mapping)] if isinstance(output, list) else []
-    if function_calls or any(i.get("type") == "function_call" for i in items):
-        return "tool_calls"
-    if refusals:
-        return "refusal"
-    for item in items:
-        content = item.get("content") if item.get("type") == "message" else None
-        if isinstance(content, list) and any(
-            isinstance(p, Mapping) and p.get("type") == "refusal" for p in content
-        ):
-            return "refusal"
-    return "stop"
-
-
-def normalize_usage(usage: Any) -> dict[str, Any] | None:
-    """Responses usage → the contract's usage (raw object kept under ``raw``)."""
-    if not isinstance(usage, Mapping):
-        return None
-    out: dict[str, Any] = {
-        "input_tokens": int_or_none(usage.get("input_tokens")),
-        "output_tokens": int_or_none(usage.get("output_tokens")),
-    }
-    details = usage.get("output_tokens_details")
-    if isinstance(details, Mapping):
-        reasoning = int_or_none(details.get("reasoning_tokens"))
-        if reasoning is not None:
-            out["reasoning_tokens"] = reasoning
-    input_details = usage.get("input_tokens_details")
-    if isinstance(input_details, Mapping):
-        cached = int_or_none(input_details.get("cached_tokens"))
-        if cached is not None:
-            out["cached_input_tokens"] = cached
-    out["raw"] = dict(usage)
-    return out
-
-
-# The fields of a plain fragment event (any other is accounted by feed).
-_PLAIN_EVENT_KEYS: Final = frozenset(
-    {"type", "item_id", "output_index", "content_index", "summary_index", "delta",
-     "sequence_number", "logprobs", "obfuscation"}
-)  # fmt: skip
 
 
 def _runs_where(item: Mapping[str, Any]) -> str | None:

@@ -43,6 +43,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...core.trace import Trace
+from ...proxy.routes import recipe
 from ...session import ProviderUnknown, load_trace
 from ...terminal import escape_controls, safe_path
 from ..app import InspectorApp
@@ -81,15 +82,6 @@ def _state_cell(flow: Flow) -> Text:
     if flow.problem:
         text.append(" · not recorded", "bold red")
     return text
-
-
-def recipe(url: str) -> list[str]:
-    """How to point each SDK at the proxy (as ``inspector proxy --headless`` prints it)."""
-    return [
-        f"OPENAI_BASE_URL={url}/v1",
-        f"ANTHROPIC_BASE_URL={url}",
-        f"GOOGLE_GEMINI_BASE_URL={url}",
-    ]
 
 
 def _shell_quote(text: str) -> str:
