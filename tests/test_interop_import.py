@@ -304,6 +304,7 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
         *(f"har/chromium-playwright-four-providers-{i}.jsonl" for i in range(2, 7)),
         "real-longtail/cohere-v1-command-r.jsonl",
         "real-longtail/openinference-anthropic-legacy-complete-stream.jsonl",
+        "real-longtail/openinference-gemini-interactions-thinking-stream.jsonl",
         "real-longtail/openllmetry-cohere-v2-command-r-tool-calls-stream.jsonl",
         "real-longtail/openllmetry-ollama-chat-llama3-stream.jsonl",
         "real-longtail/openllmetry-ollama-generate-llama3-stream.jsonl",

@@ -88,6 +88,9 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
 # file -> what "cannot tell" says the body is
 CANNOT_TELL: dict[str, str] = {
     "cohere-v1-command-r.yaml": "it is NDJSON (one JSON document a line: Cohere v1 chat",
+    "openinference-gemini-interactions-thinking-stream.yaml": (
+        "its frames are Gemini Interactions (event_type frames)"
+    ),
 }
 # Cohere v2: read by the `cohere` adapter once it is registered, else "cannot tell"
 # naming Cohere (never another provider's adapter).
