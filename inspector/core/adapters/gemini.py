@@ -3,7 +3,9 @@
 Every data frame is one ``GenerateContentResponse``. Gemini has no end marker
 and no block events: a part of one kind continues the block of that kind, and
 the frame that carries ``finishReason`` is the only proof that the response
-is complete. Only candidate 0 is modelled (a warning names the others once).
+is complete. Several candidates (``candidateCount > 1``, v1.1) each have their
+own blocks (:class:`CandidateState`, carrying ``choice``); the stream ends at
+the frame that ends the last candidate that started (:mod:`.several`).
 
 Final signals
 -------------
@@ -53,9 +55,20 @@ from ..choices import block_key, choice_number
 from ..sse import Frame
 from . import several
 from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
-from .fields import IGNORED, READ, FieldAccount, FieldTable
-from .fields import Shape as FieldShape
+from .fields import FieldAccount
 from .gemini_args import ArgsWriter, parse_json_path
+from .gemini_tables import (
+    BLOCK_REASON_NUMBERS,
+    DONE_FINISH_REASONS,
+    FAILED_FINISH_REASONS,
+    FAILED_WHAT,
+    FINAL_SIGNALS,
+    FINISH_REASON_NUMBERS,
+    OPAQUE_PARTS,
+    PART_META,
+    RESPONSE_FIELDS,
+    SHARED_NUMBERS,
+)
 from .plain import Last, Plain, Shape
 
 __all__ = [
@@ -70,113 +83,6 @@ __all__ = [
     "parse_json_path",
 ]
 
-FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
-    "finishReason (done)": (
-        "completed",
-        "a reason of DONE_FINISH_REASONS, no streamed call unfinished, and output produced "
-        "when it is a content filter (else failed / content_filter)",
-    ),
-    "finishReason (failed)": ("failed", "a reason of FAILED_FINISH_REASONS, with its category"),
-    "promptFeedback.blockReason": ("failed", "content_filter"),
-    "error": ("failed", "category from the Google status"),
-}
-"""The frame fields that end a stream → (terminal state, condition). Nothing else
-does: without one of them the end of the bytes is ``interrupted``."""
-
-# finishReason -> normalized finish_reason of a ``stream.done``. A reason not
-# listed here nor in FAILED_FINISH_REASONS (a value Google adds later) is
-# ``other``, with the raw value kept in provider_finish_reason.
-DONE_FINISH_REASONS: Final[dict[str, str]] = {
-    "STOP": "stop",  # becomes "tool_calls" when the response called a client function
-    "MAX_TOKENS": "length",
-    "SAFETY": "content_filter",
-    "RECITATION": "content_filter",
-    "BLOCKLIST": "content_filter",
-    "PROHIBITED_CONTENT": "content_filter",
-    "SPII": "content_filter",
-    "IMAGE_SAFETY": "content_filter",
-    "IMAGE_PROHIBITED_CONTENT": "content_filter",
-    "IMAGE_RECITATION": "content_filter",
-    "LANGUAGE": "other",
-    "OTHER": "other",
-    "FINISH_REASON_UNSPECIFIED": "other",
-    "IMAGE_OTHER": "other",
-    "NO_IMAGE": "other",
-}
-
-# finishReason -> error category: the model's output is not a usable result.
-# The model produced a call the API could not accept; like tool arguments that
-# do not parse at block.stop, that is a protocol error of the response.
-FAILED_FINISH_REASONS: Final[dict[str, str]] = {
-    "MALFORMED_FUNCTION_CALL": "protocol_error",
-    "UNEXPECTED_TOOL_CALL": "protocol_error",
-    "TOO_MANY_TOOL_CALLS": "protocol_error",
-    "MALFORMED_RESPONSE": "protocol_error",
-    # The request left out a thought signature the model needed: the caller's fault.
-    "MISSING_THOUGHT_SIGNATURE": "invalid_request",
-}
-
-_FAILED_WHAT: Final[dict[str, str]] = {
-    "MALFORMED_FUNCTION_CALL": "the model generated a function call the API could not parse",
-    "UNEXPECTED_TOOL_CALL": "the model called a tool the request did not make available",
-    "TOO_MANY_TOOL_CALLS": "the model made more tool calls than the API allows in one turn",
-    "MALFORMED_RESPONSE": "the model's response was malformed",
-    "MISSING_THOUGHT_SIGNATURE": "the request is missing a thought signature the model needs",
-}
-
-# Part data keys the provider runs or returns itself: never a client tool call.
-OPAQUE_PARTS: Final = frozenset(
-    {"executableCode", "codeExecutionResult", "toolCall", "toolResponse",
-     "functionResponse", "inlineData", "fileData"}
-)  # fmt: skip
-
-# Part keys that describe a part rather than hold its data; not worth a warning.
-_PART_META: Final = frozenset(
-    {"thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"}
-)
-
-# v1.1 unread-field accounting: the fields of a response the adapter reads, and
-# those it reads only to ignore. Parts are read whole (a part type the adapter
-# does not know is an ``unknown_part`` warning of its own).
-CANDIDATE_FIELDS: Final[FieldShape] = {
-    "content": {"parts": READ, "role": IGNORED},
-    "finishReason": READ,
-    "finishMessage": READ,
-    "index": READ,
-    "citationMetadata": READ,
-    "groundingMetadata": READ,
-    # Scores and token details with no slot in the contract.
-    "safetyRatings": IGNORED,
-    "avgLogprobs": IGNORED,
-    "logprobsResult": IGNORED,
-    "tokenCount": IGNORED,
-}
-RESPONSE_FIELDS: Final[FieldTable] = {
-    "response": {
-        "candidates": CANDIDATE_FIELDS,
-        "usageMetadata": READ,
-        "modelVersion": READ,
-        "responseId": READ,
-        "createTime": IGNORED,
-        "error": READ,
-        "promptFeedback": {"blockReason": READ, "safetyRatings": IGNORED},
-    },
-}
-
-# Enum values sent as integers (``$alt=json;enum-encoding=int``) -> their names:
-# google.ai.generativelanguage.v1beta Candidate.FinishReason / BlockReason.
-# (Vertex numbers the values after OTHER differently; only 0-5 are shared.)
-FINISH_REASON_NUMBERS: Final[dict[int, str]] = {
-    0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION",
-    5: "OTHER", 6: "LANGUAGE", 7: "BLOCKLIST", 8: "PROHIBITED_CONTENT", 9: "SPII",
-    10: "MALFORMED_FUNCTION_CALL", 11: "IMAGE_SAFETY", 12: "UNEXPECTED_TOOL_CALL",
-    13: "TOO_MANY_TOOL_CALLS",
-}  # fmt: skip
-_SHARED_NUMBERS: Final = 5  # the highest value Vertex numbers the same way
-BLOCK_REASON_NUMBERS: Final[dict[int, str]] = {
-    0: "BLOCK_REASON_UNSPECIFIED", 1: "SAFETY", 2: "OTHER", 3: "BLOCKLIST",
-    4: "PROHIBITED_CONTENT", 5: "IMAGE_SAFETY",
-}  # fmt: skip
 # The fields of nearly every response and candidate: nothing to check beyond them.
 _USUAL_TOP: Final = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
 _PLAIN_CANDIDATE: Final = frozenset({"content", "index"})
@@ -278,7 +184,7 @@ class GeminiAdapter(Adapter):
         """An enum's name, also when it came as an integer (v1.1)."""
         if type(value) is not int:
             return value
-        if self.vertex and value > _SHARED_NUMBERS:
+        if self.vertex and value > SHARED_NUMBERS:
             return str(value)  # a value we cannot name: still a final signal (``other``)
         return names.get(value, str(value))
 
@@ -456,7 +362,7 @@ class GeminiAdapter(Adapter):
             if kind is not None:
                 self._opaque(kind, part[kind], signature, out)
             else:
-                unknown = [key for key in part if key not in _PART_META]
+                unknown = [key for key in part if key not in PART_META]
                 for key in unknown:
                     self._warn_once(
                         f"part:{key}", f"frame {frame.index}: unknown part type {key!r}", out,
@@ -632,7 +538,7 @@ class GeminiAdapter(Adapter):
 
     @staticmethod
     def _failed_message(reason: str, candidate: dict[str, Any]) -> str:
-        message = f"finishReason {reason}: {_FAILED_WHAT[reason]}"
+        message = f"finishReason {reason}: {FAILED_WHAT[reason]}"
         detail = candidate.get("finishMessage")
         if isinstance(detail, str) and detail:
             message += f" ({detail[:200]})"

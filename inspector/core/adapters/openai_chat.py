@@ -28,7 +28,12 @@ signature or encrypted reasoning OpenRouter sends in ``reasoning_details`` as a
 ``tool_call`` block, kept open until the finish_reason so parallel calls whose
 fragments interleave land in the right block (a call without ``index``, as
 Mistral sends them, is told by its ``id``). Text-like blocks follow one
-another: a new kind closes the previous one. Only choice 0 is modelled.
+another: a new kind closes the previous one.
+
+Several choices (``n > 1``, v1.1): each ``choices[].index`` has its own blocks
+(:class:`ChoiceState`), which carry ``choice``; ``stream.done`` at ``[DONE]``
+lists each choice's end, and ``[DONE]`` while a choice that started has no
+``finish_reason`` is ``failed`` / ``protocol_error`` naming it (:mod:`.several`).
 
 v1.1: ``content`` as an array of ``text`` / ``thinking`` chunks (Mistral) →
 text and reasoning blocks; ``executed_tools`` (Groq's server-run tools) →
@@ -52,73 +57,19 @@ from ..sse import Frame
 from . import several
 from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
 from .dialects import Dialect, by_field, by_host, by_model, merged
-from .fields import IGNORED, READ, unread_paths, unread_warning
 from .fields import Shape as FieldShape
+from .fields import unread_paths, unread_warning
+from .openai_chat_tables import (
+    CHAT_EVENTS,
+    CHUNK_FIELDS,
+    CONTENT_CHUNKS,
+    DELTA_FIELDS,
+    FINISH_REASONS,
+    TEXT_FIELDS,
+)
 from .plain import Each, Last, Plain, Shape
 
-__all__ = ["CHUNK_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
-
-FINISH_REASONS: Final[dict[str, str]] = {
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "content_filter": "content_filter",
-    "eos": "stop",  # some OpenAI-compatible servers (TGI)
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-}
-
-# delta field -> (block kind, provider_type)
-TEXT_FIELDS: Final[dict[str, tuple[str, str]]] = {
-    "reasoning_content": ("reasoning", "reasoning_content"),
-    "reasoning": ("reasoning", "reasoning"),
-    "content": ("text", "content"),
-    "refusal": ("refusal", "refusal"),
-}
-
-# SSE event names a Chat stream uses: data frames, and Groq's `event: error`.
-CHAT_EVENTS: Final = frozenset({"message", "error"})
-
-# The fields of a chunk the adapter reads, and those it reads only to ignore
-# (v1.1 unread-field accounting; a dialect row adds its server's own).
-_FUNCTION: Final[FieldShape] = {"name": READ, "arguments": READ}
-DELTA_FIELDS: Final[FieldShape] = {
-    "role": IGNORED,
-    "content": READ,
-    "reasoning_content": READ,
-    "reasoning": READ,
-    "refusal": READ,
-    "tool_calls": {"index": READ, "id": READ, "type": READ, "function": _FUNCTION},
-    "function_call": _FUNCTION,
-    # OpenRouter's: the text repeats `reasoning`; signatures and encrypted data are read.
-    "reasoning_details": READ,
-    "annotations": READ,
-    "executed_tools": READ,
-    # gpt-oss (harmony) channel name; the reasoning itself is in `reasoning`.
-    "channel": IGNORED,
-}
-CHUNK_FIELDS: Final[FieldShape] = {
-    "id": READ,
-    "object": READ,
-    "created": IGNORED,
-    "model": READ,
-    "system_fingerprint": IGNORED,
-    "service_tier": IGNORED,
-    "obfuscation": IGNORED,
-    "usage": READ,
-    "error": READ,
-    "citations": READ,
-    "search_results": READ,
-    "choices": {"index": READ, "delta": DELTA_FIELDS, "finish_reason": READ, "logprobs": IGNORED},
-}
-
-# Mistral's content chunks: chunk type -> (block kind, provider_type).
-CONTENT_CHUNKS: Final[dict[str, tuple[str, str]]] = {
-    "text": ("text", "content"),
-    "thinking": ("reasoning", "thinking"),
-}
+__all__ = ["CHUNK_FIELDS", "DELTA_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
 
 # The fields of a chunk, and of its choice, that a plain chunk may have.
 CHUNK_KEYS: Final = frozenset(
