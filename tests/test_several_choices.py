@@ -537,3 +537,33 @@ def test_every_several_choices_capture_holds_the_invariants_and_lists_its_choice
         assert blocks and all(isinstance(b["choice"], int) for b in blocks), path
         if trace.state == "completed":
             assert len(trace.events[-1]["choices"]) >= 2, path
+
+
+def test_gemini_content_after_a_candidates_own_end_is_skipped_with_a_warning() -> None:
+    trace = run(
+        "gemini",
+        gemini(cand(0, "a"), cand(1, "b", "STOP")),
+        gemini(cand(0, "c"), cand(1, "late")),
+        gemini(cand(0, "", "STOP")),
+    )
+    assert ("warning", "after_choice_end") in shape(trace)
+    assert by_choice(list(trace.events))[1]["text"] == "b"
+    assert trace.state == "completed"
+
+
+def test_the_request_for_several_candidates_names_them_from_the_first_response() -> None:
+    header = {"request": {"body": {"generationConfig": {"candidateCount": 2}}}}
+    normalizer = Normalizer("gemini", "st_t", header=header)
+    normalizer.feed(gemini(cand(0, "a")) + gemini(cand(1, "b")), 0.0)
+    trace = normalizer.finish(TransportEnd("eof"))
+    assert shape(trace)[1:3] == [
+        ("block.start", "c0.b_0", 0, 0, "text"),
+        ("block.delta", "c0.b_0", 0, 0, "a"),
+    ]
+    assert ("warning", "late_choice") not in shape(trace)
+
+
+def test_a_stream_whose_only_choice_is_not_0_names_it_and_takes_its_end() -> None:
+    trace = run("openai-chat", chat(1, {"content": "x"}), chat(1, {}, "length"), DONE)
+    assert shape(trace)[1] == ("block.start", "c1.b_0", 1, 0, "text")
+    assert shape(trace)[-1] == ("done", "length", "length", [(1, "length", "length")])

@@ -282,20 +282,24 @@ class GeminiAdapter(Adapter):
                     self._each_candidate(candidate, frame, out)
 
     def _each_candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        number = choice_number(candidate.get("index"))
-        if number is None:
-            what = (
-                f"frame {frame.index}: a candidate whose index {several.shown(candidate['index'])}"
-            )
-            self._warn_once("candidate", f"{what} is not a candidate number; skipped", out)
-            return
-        if number not in self.seen:
-            self.seen.add(number)
-            if number not in self.states:
-                self.states[number] = CandidateState(number)
-            if number and not self.several:
-                self._several(frame, out)
-        state = self.c = self.states[number]
+        index = candidate.get("index")
+        if (index is None or (type(index) is int and index == 0)) and 0 in self.seen:
+            number, state = 0, self.first  # nearly every candidate: 0, already seen
+        else:
+            found = choice_number(index)
+            if found is None:
+                what = f"frame {frame.index}: a candidate whose index {several.shown(index)}"
+                self._warn_once("candidate", f"{what} is not a candidate number; skipped", out)
+                return
+            number = found
+            if number not in self.seen:
+                self.seen.add(number)
+                if number not in self.states:
+                    self.states[number] = CandidateState(number)
+                if number and not self.several:
+                    self._several(frame, out)
+            state = self.states[number]
+        self.c = state
         if state.finish_reason is None:
             self._candidate(candidate, frame, out)
         elif self.several and candidate.get("content"):

@@ -263,14 +263,18 @@ class OpenAIChatAdapter(Adapter):
     # -- internals -----------------------------------------------------------
 
     def _choice(self, choice: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
-        number = choice_number(choice.get("index"))
-        if number is None:
-            what = f"frame {frame.index}: a choice whose index {several.shown(choice.get('index'))}"
-            self._warn_once("choice", f"{what} is not a choice number; skipped", out)
-            return
-        if number not in self.seen:
-            self._new_choice(number, frame, out)
-        self.c = self.states[number]
+        index = choice.get("index")
+        if (index is None or (type(index) is int and index == 0)) and 0 in self.seen:
+            self.c = self.first  # nearly every chunk: choice 0, already seen
+        else:
+            number = choice_number(index)
+            if number is None:
+                what = f"frame {frame.index}: a choice whose index {several.shown(index)}"
+                self._warn_once("choice", f"{what} is not a choice number; skipped", out)
+                return
+            if number not in self.seen:
+                self._new_choice(number, frame, out)
+            self.c = self.states[number]
         delta = choice.get("delta")
         if isinstance(delta, dict):
             self._delta(delta, frame, out)
