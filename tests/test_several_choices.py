@@ -20,7 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.capture import load_recording
-from inspector.core.choices import MAX_CHOICES, block_key, choice_number, key_of, place_of
+from inspector.core.choices import (
+    MAX_CHOICES,
+    block_key,
+    choice_number,
+    key_name,
+    key_of,
+    place_of,
+)
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.trace import Trace, TransportEnd
@@ -567,3 +574,41 @@ def test_a_stream_whose_only_choice_is_not_0_names_it_and_takes_its_end() -> Non
     trace = run("openai-chat", chat(1, {"content": "x"}), chat(1, {}, "length"), DONE)
     assert shape(trace)[1] == ("block.start", "c1.b_0", 1, 0, "text")
     assert shape(trace)[-1] == ("done", "length", "length", [(1, "length", "length")])
+
+
+def test_diff_keeps_the_blocks_of_each_choice_apart() -> None:
+    from inspector.stream_diff import blocks_of
+
+    trace = load_trace(CAPTURES / "openai-chat" / "several-choices-tool-and-text.jsonl")
+    blocks = blocks_of(list(trace.events))
+    assert [b.label for b in blocks.values()] == ["b_0 text", "c1.b_0 tool_call get_weather"]
+    assert "".join(blocks[block_key(0, 1)].arguments) == '{"city": "Paris"}'
+
+
+@given(st.integers(-(2**70), 2**70))
+def test_a_key_names_a_block_whatever_the_number(key: int) -> None:
+    name = key_name(key)
+    assert name.startswith(("b_", "c"))
+    if 0 <= key < 2**32:
+        assert name == f"b_{key}"
+
+
+def test_a_choice_whose_tool_call_length_cut_short_fails_the_stream_with_its_reason() -> None:
+    call = {
+        "index": 0,
+        "id": "c",
+        "type": "function",
+        "function": {"name": "f", "arguments": '{"a'},
+    }
+    trace = run(
+        "openai-chat",
+        chat(0, {"content": "a"}),
+        chat(1, {"tool_calls": [call]}),
+        chat(1, {}, "length"),
+        chat(0, {}, "stop"),
+        DONE,
+    )
+    error = trace.events[-1]["error"]
+    assert (error["category"], error["provider_code"]) == ("protocol_error", "length")
+    assert "c1.b_0 tool_call" in error["message"]
+    assert [v.rule for v in trace.violations] == [5]

@@ -55,7 +55,7 @@ def block_id(index: int, choice: int | None) -> str:
 def key_name(key: int) -> str:
     """A block's id from its key alone (choice 0's blocks read ``b_<index>``)."""
     choice = key >> CHOICE_SHIFT
-    return block_id(place_of(key), choice or None)
+    return block_id(place_of(key), choice) if 0 < choice < MAX_CHOICES else f"b_{key}"
 
 
 def key_of(block: Mapping[str, Any]) -> Any:

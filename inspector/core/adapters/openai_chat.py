@@ -430,6 +430,10 @@ class OpenAIChatAdapter(Adapter):
                 return out
         ends = {state.choice: (self._reason(state), state.finish_reason) for state in states}
         reason, raw = ends[states[0].choice]
+        cut = next((state for state in states if state.open_tools), None)
+        if self.several and cut is not None:
+            # A call `length` left open: the machine refuses this end, naming this reason.
+            raw = cut.finish_reason
         choices = several.outcomes(ends) if self.several else None
         out.append(Finish(reason, raw, self.usage, self.model, self.response_id, choices))
         return out
