@@ -612,3 +612,14 @@ def test_a_choice_whose_tool_call_length_cut_short_fails_the_stream_with_its_rea
     assert (error["category"], error["provider_code"]) == ("protocol_error", "length")
     assert "c1.b_0 tool_call" in error["message"]
     assert [v.rule for v in trace.violations] == [5]
+
+
+def test_a_candidate_that_starts_in_the_response_that_ends_another_keeps_the_stream_open() -> None:
+    trace = run(
+        "gemini",
+        gemini(cand(0, "a", "STOP"), cand(1, "b")),  # candidate 1 starts as 0 ends
+        gemini(cand(1, "", "STOP")),
+    )
+    assert shape(trace)[-1] == ("done", "stop", "STOP", [(0, "stop", "STOP"), (1, "stop", "STOP")])
+    assert by_choice(list(trace.events))[1]["text"] == "b"
+    assert not trace.ignored

@@ -54,7 +54,7 @@ from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock
 from ..choices import block_key, choice_number
 from ..sse import Frame
 from . import several
-from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object, json_problem
 from .fields import FieldAccount
 from .gemini_args import ArgsWriter, parse_json_path
 from .gemini_tables import (
@@ -68,6 +68,7 @@ from .gemini_tables import (
     PART_META,
     RESPONSE_FIELDS,
     SHARED_NUMBERS,
+    normalize_usage,
 )
 from .plain import Last, Plain, Shape
 
@@ -275,8 +276,19 @@ class GeminiAdapter(Adapter):
                 return
         candidates = response.get("candidates")
         if isinstance(candidates, list):
-            if len(candidates) > 1 and not self.several:
-                self._several(frame, out)  # before the first block of this response
+            if len(candidates) > 1:
+                # Every candidate of this response has started, before any block of it
+                # opens or any of its finishReasons could end the stream.
+                if not self.several:
+                    self._several(frame, out, 1)
+                for candidate in candidates:
+                    found = (
+                        choice_number(candidate.get("index"))
+                        if isinstance(candidate, dict)
+                        else None
+                    )
+                    if found is not None:
+                        self._started(found, frame, out)
             for candidate in candidates:
                 if isinstance(candidate, dict):
                     self._each_candidate(candidate, frame, out)
@@ -292,12 +304,7 @@ class GeminiAdapter(Adapter):
                 self._warn_once("candidate", f"{what} is not a candidate number; skipped", out)
                 return
             number = found
-            if number not in self.seen:
-                self.seen.add(number)
-                if number not in self.states:
-                    self.states[number] = CandidateState(number)
-                if number and not self.several:
-                    self._several(frame, out)
+            self._started(number, frame, out)
             state = self.states[number]
         self.c = state
         if state.finish_reason is None:
@@ -311,10 +318,19 @@ class GeminiAdapter(Adapter):
                 "after_choice_end",
             )
 
-    def _several(self, frame: Frame, out: list[Action]) -> None:
-        """A second candidate: from now on blocks carry ``choice`` (v1.1)."""
+    def _started(self, number: int, frame: Frame, out: list[Action]) -> None:
+        """Candidate ``number`` is in a response: it has started (once)."""
+        if number not in self.seen:
+            self.seen.add(number)
+            if number not in self.states:
+                self.states[number] = CandidateState(number)
+            if number and not self.several:
+                self._several(frame, out, number)
+
+    def _several(self, frame: Frame, out: list[Action], number: int) -> None:
+        """A second candidate (``number``): from now on blocks carry ``choice`` (v1.1)."""
         self.several = True
-        warning = several.late_choice(1, frame.index, self.first.next_index)
+        warning = several.late_choice(number, frame.index, self.first.next_index)
         if warning is not None:
             out.append(warning)
 
@@ -566,35 +582,3 @@ class GeminiAdapter(Adapter):
         if key not in self.warned:
             self.warned.add(key)
             out.append(Ignore(message, code))
-
-
-def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
-    """``usageMetadata`` → the contract's usage (raw object kept under ``raw``).
-
-    Google leaves zero counts out (proto3 JSON), so a missing count is 0 once
-    any count of that side is present. Input includes ``toolUsePromptTokenCount``
-    (search results or code output the model read, billed as input); output
-    includes ``thoughtsTokenCount`` (billed as output). So input + output is
-    ``totalTokenCount``.
-    """
-    prompt = int_or_none(usage.get("promptTokenCount"))
-    tool_prompt = int_or_none(usage.get("toolUsePromptTokenCount"))
-    candidates = int_or_none(usage.get("candidatesTokenCount"))
-    thoughts = int_or_none(usage.get("thoughtsTokenCount"))
-    out: dict[str, Any] = {
-        "input_tokens": _sum(prompt, tool_prompt),
-        "output_tokens": _sum(candidates, thoughts),
-    }
-    if thoughts is not None:
-        out["reasoning_tokens"] = thoughts
-    cached = int_or_none(usage.get("cachedContentTokenCount"))
-    if cached is not None:
-        out["cached_input_tokens"] = cached
-    out["raw"] = dict(usage)
-    return out
-
-
-def _sum(a: int | None, b: int | None) -> int | None:
-    if a is None and b is None:
-        return None
-    return (a or 0) + (b or 0)

@@ -1,4 +1,5 @@
-"""Gemini's vocabulary as data: final signals, finish and block reasons, parts, fields.
+"""Gemini's vocabulary as data: final signals, finish and block reasons, parts, fields,
+and what ``usageMetadata``'s counts mean in the contract's usage.
 
 Split from :mod:`.gemini` along the seam between what Google's API says (these
 tables, which the provider page documents one for one) and how the adapter
@@ -7,8 +8,10 @@ reads a stream with them.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
+from .base import int_or_none
 from .fields import IGNORED, READ, FieldTable
 from .fields import Shape as FieldShape
 
@@ -24,6 +27,7 @@ __all__ = [
     "PART_META",
     "RESPONSE_FIELDS",
     "SHARED_NUMBERS",
+    "normalize_usage",
 ]
 
 FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
@@ -133,3 +137,35 @@ BLOCK_REASON_NUMBERS: Final[dict[int, str]] = {
     0: "BLOCK_REASON_UNSPECIFIED", 1: "SAFETY", 2: "OTHER", 3: "BLOCKLIST",
     4: "PROHIBITED_CONTENT", 5: "IMAGE_SAFETY",
 }  # fmt: skip
+
+
+def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """``usageMetadata`` → the contract's usage (raw object kept under ``raw``).
+
+    Google leaves zero counts out (proto3 JSON), so a missing count is 0 once
+    any count of that side is present. Input includes ``toolUsePromptTokenCount``
+    (search results or code output the model read, billed as input); output
+    includes ``thoughtsTokenCount`` (billed as output). So input + output is
+    ``totalTokenCount``.
+    """
+    prompt = int_or_none(usage.get("promptTokenCount"))
+    tool_prompt = int_or_none(usage.get("toolUsePromptTokenCount"))
+    candidates = int_or_none(usage.get("candidatesTokenCount"))
+    thoughts = int_or_none(usage.get("thoughtsTokenCount"))
+    out: dict[str, Any] = {
+        "input_tokens": _sum(prompt, tool_prompt),
+        "output_tokens": _sum(candidates, thoughts),
+    }
+    if thoughts is not None:
+        out["reasoning_tokens"] = thoughts
+    cached = int_or_none(usage.get("cachedContentTokenCount"))
+    if cached is not None:
+        out["cached_input_tokens"] = cached
+    out["raw"] = dict(usage)
+    return out
+
+
+def _sum(a: int | None, b: int | None) -> int | None:
+    if a is None and b is None:
+        return None
+    return (a or 0) + (b or 0)
