@@ -28,6 +28,7 @@ from typing import Any, Final
 
 import orjson
 
+from .core.choices import key_name, key_of
 from .core.trace import Trace
 
 __all__ = [
@@ -107,7 +108,7 @@ class BlockSummary:
     def label(self) -> str:
         """``b_1 tool_call get_weather``."""
         name = f" {self.name}" if self.name else ""
-        return f"b_{self.index} {self.kind}{name}"
+        return f"{key_name(self.index)} {self.kind}{name}"
 
 
 @dataclass
@@ -225,13 +226,13 @@ def first_divergence(
 
 
 def blocks_of(events: Sequence[Mapping[str, Any]]) -> dict[int, BlockSummary]:
-    """Each block's kind, tool name, text, arguments, by index."""
+    """Each block's kind, tool name, text, arguments, by its key (its index without choices)."""
     blocks: dict[int, BlockSummary] = {}
     for event in events:
         block = event.get("block")
-        if not isinstance(block, Mapping) or not isinstance(block.get("index"), int):
-            continue
-        summary = blocks.setdefault(block["index"], BlockSummary(block["index"]))
+        if not isinstance(block, Mapping) or not isinstance(key := key_of(block), int):
+            continue  # (the key: choice and index as one int)
+        summary = blocks.setdefault(key, BlockSummary(key))
         kind = event.get("type")
         if kind == "block.start":
             summary.kind = str(block.get("kind", "?"))
@@ -306,7 +307,7 @@ def block_differences(
             side = "A" if a is not None else "B"
             lines.append(f"{present.label}: only in {side}")
             continue
-        label = a.label if a.label == b.label else f"b_{index}"
+        label = a.label if a.label == b.label else key_name(index)
         found = []
         if (a.kind, a.name) != (b.kind, b.name):
             found.append(f"{a.kind} {a.name or ''} vs {b.kind} {b.name or ''}".replace("  ", " "))
@@ -434,7 +435,8 @@ def describe_event(event: Mapping[str, Any] | None, limit: int = 80) -> str:
     words = [str(event.get("type"))]
     block = event.get("block")
     if isinstance(block, Mapping):
-        words.append(f"b_{block.get('index')} {block.get('kind')}")
+        choice = f"c{block['choice']}." if "choice" in block else ""  # several choices (v1.1)
+        words.append(f"{choice}b_{block.get('index')} {block.get('kind')}")
     if isinstance(event.get("name"), str):
         words.append(str(event["name"]))
     delta = event.get("delta")

@@ -760,20 +760,7 @@ def test_vertex_citations_under_their_own_name_are_read_too() -> None:
     assert ("delta", 0, "citation", source) in shape(trace)
 
 
-def test_candidates_other_than_zero_are_ignored_with_one_warning() -> None:
-    second = {"content": {"parts": [text("other")]}, "index": 1}
-    frame = response(text("first"))
-    frame["candidates"].append(second)
-    trace = run(frame, frame, response(finish="STOP"))
-    assert shape(trace) == [
-        ("start", MODEL),
-        ("open", 0, "text", "text"),
-        ("delta", 0, "text", "first"),
-        ("warning", "extra_candidate"),
-        ("delta", 0, "text", "first"),
-        ("stop", 0),
-        ("done", "stop", "STOP"),
-    ]
+# Several candidates (v1.1): tests/test_several_choices.py.
 
 
 def test_an_unknown_named_event_is_skipped() -> None:

@@ -67,12 +67,7 @@ def test_an_error_chunk_fails() -> None:
     assert events[-1] == ("stream.error", "failed", "server_error", "server_error")
 
 
-def test_a_second_choice_is_skipped_with_one_warning() -> None:
-    events = completions(
-        chunk("a"), chunk("b", index=1), chunk("c", index=1), chunk("", "stop"), "[DONE]"
-    )
-    assert events.count(("stream.warning", "several_choices")) == 1
-    assert ("block.delta", 0, "text", "b") not in events
+# Several choices (v1.1): tests/test_several_choices.py.
 
 
 def test_an_unmapped_field_warns_once_with_its_path_and_the_text_still_flows() -> None:

@@ -31,6 +31,7 @@ from inspector.core.trace import Trace, TransportEnd
 from inspector.library import expand_paths
 from inspector.session import framing_of, guess_provider, trace_recording
 
+from .choices_support import Generated, several_choice_streams
 from .conftest import CAPTURES, ROOT
 
 FOLDERS = [
@@ -344,3 +345,16 @@ def test_a_described_adapter_takes_its_text_as_runs(
     trace = trace_recording(load_recording(CAPTURES / capture))
     texts = sum(1 for event in trace.events if event.get("type") == "block.delta")
     assert sum(taken) >= texts - 1 > 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(several_choice_streams(), st.lists(st.integers(1, 300), min_size=1, max_size=8))
+def test_a_stream_of_several_choices_normalizes_the_same_fast_and_in_the_reference_mode(
+    stream: Generated, sizes: list[int]
+) -> None:
+    # Chunks of choices other than 0 look like plain ones but for their index: the
+    # descriptions' index checks must decline them, whatever the interleaving or cut.
+    chunks = _cut(stream.body, sizes)
+    reference = everything(_fed(chunks, stream.provider, fast=False, many=False))
+    assert everything(_fed(chunks, stream.provider, fast=True, many=False)) == reference
+    assert everything(_fed(chunks, stream.provider, fast=True, many=True)) == reference

@@ -50,6 +50,9 @@ class OpenBlock:
     call_id: str | None = None
     #: For a ``tool_call`` whose input is not JSON: ``"text"`` or ``"item"`` (v1.1).
     input_format: str | None = None
+    #: The block's choice when the stream has several (v1.1); ``index`` is then its
+    #: key (:func:`~inspector.core.choices.block_key`), as in every action naming it.
+    choice: int | None = None
 
 
 @dataclass(slots=True)
@@ -78,6 +81,8 @@ class Finish:
     usage: dict[str, Any] | None = None
     model: str | None = None
     response_id: str | None = None
+    #: With several choices (v1.1): ``[{choice, finish_reason, provider_finish_reason}]``.
+    choices: list[dict[str, Any]] | None = None
 
 
 @dataclass(slots=True)

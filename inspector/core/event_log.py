@@ -11,6 +11,7 @@ from typing import Any, Final
 
 import orjson
 
+from .choices import key_of
 from .columns import IntColumn, Log
 
 __all__ = ["Event", "EventLog", "Skeleton", "skeleton_of"]
@@ -32,7 +33,7 @@ Skeleton = tuple[Any, Any, Any, Any]
 def skeleton_of(event: Mapping[str, Any]) -> Skeleton:
     """An event's :data:`Skeleton` (block index None when it has no ``block`` mapping)."""
     block = event.get("block")
-    index = block.get("index") if isinstance(block, Mapping) else None
+    index = key_of(block) if isinstance(block, Mapping) else None
     return event.get("type"), event.get("seq"), event.get("stream_id"), index
 
 
@@ -76,7 +77,7 @@ class EventLog(Log[Event]):
 
         Returns the new event's index.
         """
-        index: int = block["index"]
+        index: int = block["index"] if "choice" not in block else key_of(block)
         refs = self._refs
         if index not in refs:
             refs[index] = block
@@ -89,7 +90,7 @@ class EventLog(Log[Event]):
 
         Returns the index of the first new event.
         """
-        index: int = block["index"]
+        index: int = block["index"] if "choice" not in block else key_of(block)
         if index not in self._refs:
             self._refs[index] = block
         first = len(self._payload)

@@ -38,6 +38,7 @@ from .actions import (
     OpenBlock,
     Start,
 )
+from .choices import block_id, key_name, place_of
 from .errors import error_object
 from .invariants import IndexRanges
 from .recorder import Recorder
@@ -126,6 +127,8 @@ class BlockBuffer:
     provider_type: str
     name: str | None = None
     call_id: str | None = None
+    #: Its choice when the stream has several (v1.1); ``index`` is then its key.
+    choice: int | None = None
     state: str = "new"
     parts: list[str] = field(default_factory=list)
     signature: list[str] = field(default_factory=list)
@@ -141,7 +144,7 @@ class BlockBuffer:
     @property
     def id(self) -> str:
         """The contract's stable block id."""
-        return f"b_{self.index}"
+        return block_id(place_of(self.index), self.choice)
 
     @property
     def text(self) -> str:
@@ -251,7 +254,7 @@ class StreamMachine:
         if end.error:
             parts.append(end.error)
         if self.open_blocks:
-            names = ", ".join(f"b_{b.index} {b.kind}" for b in self.open_blocks.values())
+            names = ", ".join(f"{b.id} {b.kind}" for b in self.open_blocks.values())
             parts.append(f"still open: {names} (content is a draft)")
         if detail:
             parts.append(detail)
@@ -292,9 +295,14 @@ class StreamMachine:
             action.provider_type,
             action.name,
             action.call_id,
+            action.choice,
             keeps=self.history or action.kind == "tool_call",
         )
-        block.ref = {"id": block.id, "index": block.index, "kind": block.kind}
+        if action.choice is None:
+            block.ref = {"id": block.id, "index": block.index, "kind": block.kind}
+        else:  # v1.1: several choices; the index is the block's place within its choice
+            place, choice = place_of(block.index), action.choice
+            block.ref = {"id": block.id, "index": place, "kind": block.kind, "choice": choice}
         self.seen.add(block.index)
         if self.history:
             self.blocks[block.index] = block
@@ -324,7 +332,7 @@ class StreamMachine:
             if block is None:
                 self._reject(2, self._not_open(action.index, "a delta"))
             else:
-                self._reject(2, f"unknown delta kind {kind!r} for b_{action.index}")
+                self._reject(2, f"unknown delta kind {kind!r} for {key_name(action.index)}")
             return
         if self.state == "open":
             self._stream("content")
@@ -355,7 +363,7 @@ class StreamMachine:
                     Fail(
                         "protocol_error",
                         None,
-                        f"tool call b_{block.index} ({block.name}) arguments are not valid "
+                        f"tool call {block.id} ({block.name}) arguments are not valid "
                         f"JSON at block.stop: {problem}",
                     )
                 )
@@ -367,7 +375,7 @@ class StreamMachine:
     def _finish(self, action: Finish) -> None:
         self._ensure_started()
         if self.open_blocks:
-            names = ", ".join(f"b_{b.index} {b.kind}" for b in self.open_blocks.values())
+            names = ", ".join(f"{b.id} {b.kind}" for b in self.open_blocks.values())
             self._reject(
                 5,
                 f"final signal {action.provider_finish_reason!r} arrived while a block is "
@@ -376,17 +384,17 @@ class StreamMachine:
             )
             return
         self._stream("done")
-        self._emit(
-            "stream.done",
-            {
-                "status": "completed",
-                "finish_reason": action.finish_reason,
-                "provider_finish_reason": action.provider_finish_reason,
-                "usage": action.usage,
-                "model": action.model,
-                "response_id": action.response_id,
-            },
-        )
+        done: Event = {
+            "status": "completed",
+            "finish_reason": action.finish_reason,
+            "provider_finish_reason": action.provider_finish_reason,
+            "usage": action.usage,
+            "model": action.model,
+            "response_id": action.response_id,
+        }
+        if action.choices is not None:  # v1.1: several choices, each with its own end
+            done["choices"] = action.choices
+        self._emit("stream.done", done)
 
     def _fail(self, action: Fail) -> None:
         self._ensure_started()
@@ -422,8 +430,8 @@ class StreamMachine:
 
     def _not_open(self, index: int, what: str) -> str:
         if index in self.seen:
-            return f"{what} arrived for b_{index}, which is already closed"
-        return f"{what} arrived for b_{index}, which was never opened"
+            return f"{what} arrived for {key_name(index)}, which is already closed"
+        return f"{what} arrived for {key_name(index)}, which was never opened"
 
     def _reject(self, rule: int, message: str, provider_code: Any = None) -> None:
         self.trace.add_violation(

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
+from .choices import key_of
 from .invariants import InvariantChecker, Problem
 from .sse import Frame, Tail
 from .trace import (
@@ -178,7 +179,8 @@ class Summary:
         self, block: dict[str, Any], kind: str, text: str, frame: int, links: IntColumn
     ) -> None:
         """Count, check and keep (among the last) one plain delta."""
-        self.checker.deltas(block["index"], self.stream_id, self._events + 1, 1)
+        key = block["index"] if "choice" not in block else key_of(block)
+        self.checker.deltas(key, self.stream_id, self._events + 1, 1)
         self._counts["block.delta"] = self._counts.get("block.delta", 0) + 1
         self._recent.append(_Delta(block, kind, text))
         self._events += 1
@@ -188,7 +190,8 @@ class Summary:
     ) -> Sequence[int]:
         """:meth:`emit_delta` for each text, in bulk."""
         first, count = self._events, len(texts)
-        self.checker.deltas(block["index"], self.stream_id, first + 1, count)
+        key = block["index"] if "choice" not in block else key_of(block)
+        self.checker.deltas(key, self.stream_id, first + 1, count)
         self._counts["block.delta"] = self._counts.get("block.delta", 0) + count
         self._recent.extend(_Delta(block, kind, text) for text in texts[-KEPT_EVENTS:])
         self._events += count

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
@@ -109,8 +110,22 @@ def carried(value: object) -> object:
     return value
 
 
+# Several choices (v1.1): the preview does not name a chunk's choice yet — the tui
+# change is /work/notes/choices.tui.patch; then the xfail below passes and goes.
+_SEVERAL = "openai-chat/several-choices-*.jsonl"
+
+
 def test_openai_chat_rows_differ_by_what_their_frame_carries() -> None:
-    for path in sorted(CAPTURES.glob("openai-chat/*.jsonl")):
+    _rows_differ(p for p in CAPTURES.glob("openai-chat/*.jsonl") if not p.match(_SEVERAL))
+
+
+@pytest.mark.xfail(strict=True, reason="the Frames-pane preview does not name the choice yet")
+def test_openai_chat_rows_of_several_choices_differ_by_their_choice() -> None:
+    _rows_differ(CAPTURES.glob(_SEVERAL))
+
+
+def _rows_differ(paths: Iterable[Path]) -> None:
+    for path in sorted(paths):
         if path.name.endswith(".events.jsonl"):
             continue
         index = TraceIndex(load_trace(path))

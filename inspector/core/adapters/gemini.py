@@ -3,7 +3,9 @@
 Every data frame is one ``GenerateContentResponse``. Gemini has no end marker
 and no block events: a part of one kind continues the block of that kind, and
 the frame that carries ``finishReason`` is the only proof that the response
-is complete. Only candidate 0 is modelled (a warning names the others once).
+is complete. Several candidates (``candidateCount > 1``, v1.1) each have their
+own blocks (:class:`CandidateState`, carrying ``choice``); the stream ends at
+the frame that ends the last candidate that started (:mod:`.several`).
 
 Final signals
 -------------
@@ -44,16 +46,30 @@ arguments (``partialArgs``) are turned into JSON text by :class:`ArgsWriter`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any, Final
 
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..choices import block_key, choice_number
 from ..sse import Frame
-from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
-from .fields import IGNORED, READ, FieldAccount, FieldTable
-from .fields import Shape as FieldShape
+from . import several
+from .base import Adapter, Lane, fail_from_error_object, json_problem
+from .fields import FieldAccount
+from .gemini_args import ArgsWriter, parse_json_path
+from .gemini_tables import (
+    BLOCK_REASON_NUMBERS,
+    DONE_FINISH_REASONS,
+    FAILED_FINISH_REASONS,
+    FAILED_WHAT,
+    FINAL_SIGNALS,
+    FINISH_REASON_NUMBERS,
+    OPAQUE_PARTS,
+    PART_META,
+    RESPONSE_FIELDS,
+    SHARED_NUMBERS,
+    normalize_usage,
+)
 from .plain import Last, Plain, Shape
 
 __all__ = [
@@ -68,121 +84,10 @@ __all__ = [
     "parse_json_path",
 ]
 
-FINAL_SIGNALS: Final[dict[str, tuple[str, str]]] = {
-    "finishReason (done)": (
-        "completed",
-        "a reason of DONE_FINISH_REASONS, no streamed call unfinished, and output produced "
-        "when it is a content filter (else failed / content_filter)",
-    ),
-    "finishReason (failed)": ("failed", "a reason of FAILED_FINISH_REASONS, with its category"),
-    "promptFeedback.blockReason": ("failed", "content_filter"),
-    "error": ("failed", "category from the Google status"),
-}
-"""The frame fields that end a stream → (terminal state, condition). Nothing else
-does: without one of them the end of the bytes is ``interrupted``."""
-
-# finishReason -> normalized finish_reason of a ``stream.done``. A reason not
-# listed here nor in FAILED_FINISH_REASONS (a value Google adds later) is
-# ``other``, with the raw value kept in provider_finish_reason.
-DONE_FINISH_REASONS: Final[dict[str, str]] = {
-    "STOP": "stop",  # becomes "tool_calls" when the response called a client function
-    "MAX_TOKENS": "length",
-    "SAFETY": "content_filter",
-    "RECITATION": "content_filter",
-    "BLOCKLIST": "content_filter",
-    "PROHIBITED_CONTENT": "content_filter",
-    "SPII": "content_filter",
-    "IMAGE_SAFETY": "content_filter",
-    "IMAGE_PROHIBITED_CONTENT": "content_filter",
-    "IMAGE_RECITATION": "content_filter",
-    "LANGUAGE": "other",
-    "OTHER": "other",
-    "FINISH_REASON_UNSPECIFIED": "other",
-    "IMAGE_OTHER": "other",
-    "NO_IMAGE": "other",
-}
-
-# finishReason -> error category: the model's output is not a usable result.
-# The model produced a call the API could not accept; like tool arguments that
-# do not parse at block.stop, that is a protocol error of the response.
-FAILED_FINISH_REASONS: Final[dict[str, str]] = {
-    "MALFORMED_FUNCTION_CALL": "protocol_error",
-    "UNEXPECTED_TOOL_CALL": "protocol_error",
-    "TOO_MANY_TOOL_CALLS": "protocol_error",
-    "MALFORMED_RESPONSE": "protocol_error",
-    # The request left out a thought signature the model needed: the caller's fault.
-    "MISSING_THOUGHT_SIGNATURE": "invalid_request",
-}
-
-_FAILED_WHAT: Final[dict[str, str]] = {
-    "MALFORMED_FUNCTION_CALL": "the model generated a function call the API could not parse",
-    "UNEXPECTED_TOOL_CALL": "the model called a tool the request did not make available",
-    "TOO_MANY_TOOL_CALLS": "the model made more tool calls than the API allows in one turn",
-    "MALFORMED_RESPONSE": "the model's response was malformed",
-    "MISSING_THOUGHT_SIGNATURE": "the request is missing a thought signature the model needs",
-}
-
-# Part data keys the provider runs or returns itself: never a client tool call.
-OPAQUE_PARTS: Final = frozenset(
-    {"executableCode", "codeExecutionResult", "toolCall", "toolResponse",
-     "functionResponse", "inlineData", "fileData"}
-)  # fmt: skip
-
-# Part keys that describe a part rather than hold its data; not worth a warning.
-_PART_META: Final = frozenset(
-    {"thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"}
-)
-
-# v1.1 unread-field accounting: the fields of a response the adapter reads, and
-# those it reads only to ignore. Parts are read whole (a part type the adapter
-# does not know is an ``unknown_part`` warning of its own).
-CANDIDATE_FIELDS: Final[FieldShape] = {
-    "content": {"parts": READ, "role": IGNORED},
-    "finishReason": READ,
-    "finishMessage": READ,
-    "index": READ,
-    "citationMetadata": READ,
-    "groundingMetadata": READ,
-    # Scores and token details with no slot in the contract.
-    "safetyRatings": IGNORED,
-    "avgLogprobs": IGNORED,
-    "logprobsResult": IGNORED,
-    "tokenCount": IGNORED,
-}
-RESPONSE_FIELDS: Final[FieldTable] = {
-    "response": {
-        "candidates": CANDIDATE_FIELDS,
-        "usageMetadata": READ,
-        "modelVersion": READ,
-        "responseId": READ,
-        "createTime": IGNORED,
-        "error": READ,
-        "promptFeedback": {"blockReason": READ, "safetyRatings": IGNORED},
-    },
-}
-
-# Enum values sent as integers (``$alt=json;enum-encoding=int``) -> their names:
-# google.ai.generativelanguage.v1beta Candidate.FinishReason / BlockReason.
-# (Vertex numbers the values after OTHER differently; only 0-5 are shared.)
-FINISH_REASON_NUMBERS: Final[dict[int, str]] = {
-    0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION",
-    5: "OTHER", 6: "LANGUAGE", 7: "BLOCKLIST", 8: "PROHIBITED_CONTENT", 9: "SPII",
-    10: "MALFORMED_FUNCTION_CALL", 11: "IMAGE_SAFETY", 12: "UNEXPECTED_TOOL_CALL",
-    13: "TOO_MANY_TOOL_CALLS",
-}  # fmt: skip
-_SHARED_NUMBERS: Final = 5  # the highest value Vertex numbers the same way
-BLOCK_REASON_NUMBERS: Final[dict[int, str]] = {
-    0: "BLOCK_REASON_UNSPECIFIED", 1: "SAFETY", 2: "OTHER", 3: "BLOCKLIST",
-    4: "PROHIBITED_CONTENT", 5: "IMAGE_SAFETY",
-}  # fmt: skip
 # The fields of nearly every response and candidate: nothing to check beyond them.
 _USUAL_TOP: Final = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
 _PLAIN_CANDIDATE: Final = frozenset({"content", "index"})
 _PLAIN_CONTENT: Final = frozenset({"parts", "role"})
-
-_VALUE_KEYS: Final = ("stringValue", "numberValue", "boolValue", "nullValue")
-
-Segment = str | int  # an object key, or an array index
 
 
 PLAIN: Final = Plain(
@@ -214,6 +119,29 @@ PLAIN: Final = Plain(
 """What a plain response is (see :mod:`.plain`): the fast path's one description."""
 
 
+class CandidateState:
+    """What the adapter keeps of one candidate: its blocks and its finishReason."""
+
+    __slots__ = (
+        "choice",
+        "client_calls",
+        "finish_reason",
+        "next_index",
+        "produced",
+        "streaming",
+        "text_block",
+    )  # fmt: skip
+
+    def __init__(self, choice: int) -> None:
+        self.choice = choice
+        self.next_index = 0  # the next block's place within the candidate
+        self.text_block: tuple[bool, int] | None = None  # (is thought, block key)
+        self.streaming: tuple[int, str, ArgsWriter] | None = None  # (block, name, writer)
+        self.client_calls = 0
+        self.produced = False  # text, a call or an opaque part: something beyond reasoning
+        self.finish_reason: str | None = None
+
+
 class GeminiAdapter(Adapter):
     """``GenerateContentResponse`` frames to actions; see the module's final-signal table."""
 
@@ -222,12 +150,13 @@ class GeminiAdapter(Adapter):
 
     def __init__(self) -> None:
         self.started = False
-        self.next_index = 0
-        self.text_block: tuple[bool, int] | None = None  # (is thought, block index)
-        self.streaming: tuple[int, str, ArgsWriter] | None = None  # (block, name, writer)
-        self.client_calls = 0
-        self.produced = False  # text, a call or an opaque part: something beyond reasoning
-        self.finish_reason: str | None = None
+        # Each candidate's blocks (v1.1); ``c`` is the candidate being read.
+        self.first = CandidateState(0)
+        self.c = self.first
+        self.states: dict[int, CandidateState] = {0: self.first}
+        self.seen: set[int] = set()  # candidates a response carried
+        self.ends: dict[int, tuple[str, str]] = {}  # candidate -> (finish_reason, raw)
+        self.several = False  # blocks carry ``choice`` (the stream has several candidates)
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
@@ -236,16 +165,27 @@ class GeminiAdapter(Adapter):
         self.vertex = False  # Vertex numbers its enums apart from the Gemini API
 
     def origin(self, header: Mapping[str, Any]) -> None:
-        """Whether the request went to Vertex AI (its integer enums differ)."""
+        """Whether the request went to Vertex AI (its integer enums differ); ``candidateCount``."""
         request = header.get("request")
         url = request.get("url") if isinstance(request, Mapping) else None
         self.vertex = isinstance(url, str) and "aiplatform.googleapis.com" in url
+        if several.requested(header, "generationConfig", "candidateCount"):
+            self.several = True
+
+    @property
+    def produced(self) -> bool:
+        """Whether candidate 0 produced more than reasoning (what a plain response sets)."""
+        return self.first.produced
+
+    @produced.setter
+    def produced(self, value: bool) -> None:
+        self.first.produced = value
 
     def _enum(self, value: Any, names: Mapping[int, str]) -> Any:
         """An enum's name, also when it came as an integer (v1.1)."""
         if type(value) is not int:
             return value
-        if self.vertex and value > _SHARED_NUMBERS:
+        if self.vertex and value > SHARED_NUMBERS:
             return str(value)  # a value we cannot name: still a final signal (``other``)
         return names.get(value, str(value))
 
@@ -271,17 +211,25 @@ class GeminiAdapter(Adapter):
         return out
 
     def lane(self) -> Lane | None:
-        """The open non-thought text block, before a finishReason: what plain responses extend."""
-        block = self.text_block
-        if block is None or block[0] or self.finish_reason is not None:
+        """Candidate 0's open non-thought text block, before its finishReason: what plain
+        responses extend."""
+        block = self.first.text_block
+        if block is None or block[0] or self.first.finish_reason is not None:
             return None
         return block[1], "text", "text", ()
 
     def eof_note(self) -> str | None:
         """Say what was missing when the bytes end without a ``finishReason``."""
         notes = ["no frame carried a finishReason, Gemini's only proof of a complete response"]
-        if self.streaming is not None:
-            notes.append(f"functionCall {self.streaming[1]!r} was still streaming its arguments")
+        if self.several:
+            ends = {n: self.ends.get(n) for n in sorted(self.seen)}
+            proof = "a finishReason is the only proof of a complete candidate"
+            notes = [f"{proof}: {several.ends_note(ends)}"]
+        for state in self.states.values():
+            if state.streaming is not None:
+                notes.append(
+                    f"functionCall {state.streaming[1]!r} was still streaming its arguments"
+                )
         return "; ".join(notes)
 
     @staticmethod
@@ -328,18 +276,67 @@ class GeminiAdapter(Adapter):
                 return
         candidates = response.get("candidates")
         if isinstance(candidates, list):
-            for candidate in candidates:
-                if not isinstance(candidate, dict):
-                    continue
-                if candidate.get("index", 0) != 0:
-                    self._warn_once(
-                        "candidate",
-                        f"frame {frame.index}: candidates other than 0 are ignored",
-                        out,
-                        "extra_candidate",
+            if len(candidates) > 1:
+                # Every candidate of this response has started, before any block of it
+                # opens or any of its finishReasons could end the stream.
+                if not self.several:
+                    self._several(frame, out, 1)
+                for candidate in candidates:
+                    found = (
+                        choice_number(candidate.get("index"))
+                        if isinstance(candidate, dict)
+                        else None
                     )
-                elif self.finish_reason is None:
-                    self._candidate(candidate, frame, out)
+                    if found is not None:
+                        self._started(found, frame, out)
+            for candidate in candidates:
+                if isinstance(candidate, dict):
+                    self._each_candidate(candidate, frame, out)
+
+    def _each_candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
+        index = candidate.get("index")
+        if (index is None or (type(index) is int and index == 0)) and 0 in self.seen:
+            number, state = 0, self.first  # nearly every candidate: 0, already seen
+        else:
+            found = choice_number(index)
+            if found is None:
+                what = f"frame {frame.index}: a candidate whose index {several.shown(index)}"
+                self._warn_once("candidate", f"{what} is not a candidate number; skipped", out)
+                return
+            number = found
+            self._started(number, frame, out)
+            state = self.states[number]
+        self.c = state
+        if state.finish_reason is None:
+            self._candidate(candidate, frame, out)
+        elif self.several and candidate.get("content"):
+            self._warn_once(
+                f"after:{number}",
+                f"frame {frame.index}: candidate {number} sent content after its finishReason; "
+                "skipped",
+                out,
+                "after_choice_end",
+            )
+
+    def _started(self, number: int, frame: Frame, out: list[Action]) -> None:
+        """Candidate ``number`` is in a response: it has started (once)."""
+        if number not in self.seen:
+            self.seen.add(number)
+            if number not in self.states:
+                self.states[number] = CandidateState(number)
+            if number and not self.several:
+                self._several(frame, out, number)
+
+    def _several(self, frame: Frame, out: list[Action], number: int) -> None:
+        """A second candidate (``number``): from now on blocks carry ``choice`` (v1.1)."""
+        self.several = True
+        warning = several.late_choice(number, frame.index, self.first.next_index)
+        if warning is not None:
+            out.append(warning)
+
+    def _choice_of_block(self) -> int | None:
+        """The ``choice`` a block opened now carries (None: the stream has one candidate)."""
+        return self.c.choice if self.several else None
 
     def _candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         content = candidate.get("content")
@@ -366,7 +363,7 @@ class GeminiAdapter(Adapter):
             self._citation(grounding, out)
         finish = self._enum(candidate.get("finishReason"), FINISH_REASON_NUMBERS)
         if isinstance(finish, str) and finish:
-            self.finish_reason = finish
+            self.c.finish_reason = finish
             self._finish(finish, candidate, out)
 
     # -- parts -----------------------------------------------------------------
@@ -385,7 +382,7 @@ class GeminiAdapter(Adapter):
             if kind is not None:
                 self._opaque(kind, part[kind], signature, out)
             else:
-                unknown = [key for key in part if key not in _PART_META]
+                unknown = [key for key in part if key not in PART_META]
                 for key in unknown:
                     self._warn_once(
                         f"part:{key}", f"frame {frame.index}: unknown part type {key!r}", out,
@@ -405,20 +402,20 @@ class GeminiAdapter(Adapter):
         if text:
             out.append(Delta(index, "text", text))
             if not thought:
-                self.produced = True
+                self.c.produced = True
         if signature is not None:
             out.append(Delta(index, "signature", signature))
 
     def _text_block(self, thought: bool, out: list[Action]) -> int:
-        if self.text_block is not None and self.text_block[0] == thought:
-            return self.text_block[1]
+        if self.c.text_block is not None and self.c.text_block[0] == thought:
+            return self.c.text_block[1]
         self._close_text(out)
         index = self._new_index()
-        self.text_block = (thought, index)
+        self.c.text_block = (thought, index)
         if thought:
-            out.append(OpenBlock(index, "reasoning", "thought"))
+            out.append(OpenBlock(index, "reasoning", "thought", choice=self._choice_of_block()))
         else:
-            out.append(OpenBlock(index, "text", "text"))
+            out.append(OpenBlock(index, "text", "text", choice=self._choice_of_block()))
         return index
 
     def _function_call(
@@ -429,17 +426,17 @@ class GeminiAdapter(Adapter):
         partial = call.get("partialArgs")
         if isinstance(name, str) and name:
             self._close_text(out)
-            if self.streaming is not None:
+            if self.c.streaming is not None:
                 # Its closing functionCall {} never came: it stays open, so the
                 # final signal will end the stream protocol_error, as it must.
                 out.append(
                     Ignore(
-                        f"functionCall {name!r} began while {self.streaming[1]!r} was still "
+                        f"functionCall {name!r} began while {self.c.streaming[1]!r} was still "
                         "streaming its arguments; that call stays unfinished",
                         "unfinished_call",
                     )
                 )
-                self.streaming = None
+                self.c.streaming = None
             index = self._new_index()
             call_id = call.get("id")
             out.append(
@@ -449,10 +446,11 @@ class GeminiAdapter(Adapter):
                     "functionCall",
                     name=name,
                     call_id=call_id if isinstance(call_id, str) and call_id else None,
+                    choice=self._choice_of_block(),
                 )
             )
-            self.client_calls += 1
-            self.produced = True
+            self.c.client_calls += 1
+            self.c.produced = True
             if signature is not None:
                 out.append(Delta(index, "signature", signature))
             args = call.get("args")
@@ -462,24 +460,24 @@ class GeminiAdapter(Adapter):
             if isinstance(partial, list) and not self._partial(index, name, writer, partial, out):
                 return
             if will_continue:
-                self.streaming = (index, name, writer)
+                self.c.streaming = (index, name, writer)
             else:
                 self._end_call(index, writer, out)
             return
-        if self.streaming is None:
+        if self.c.streaming is None:
             out.append(
                 Ignore("a functionCall without a name while no call is streaming", "unknown_field")
             )
             return
-        index, name, writer = self.streaming
+        index, name, writer = self.c.streaming
         if signature is not None:
             out.append(Delta(index, "signature", signature))
         if isinstance(partial, list) and not self._partial(index, name, writer, partial, out):
-            self.streaming = None
+            self.c.streaming = None
             return
         if not will_continue:
             # The closing chunk (an empty functionCall {}) ends the streamed call.
-            self.streaming = None
+            self.c.streaming = None
             self._end_call(index, writer, out)
 
     def _partial(
@@ -510,48 +508,57 @@ class GeminiAdapter(Adapter):
     def _opaque(self, kind: str, value: Any, signature: str | None, out: list[Action]) -> None:
         self._close_text(out)
         index = self._new_index()
-        out.append(OpenBlock(index, "opaque", kind))
+        out.append(OpenBlock(index, "opaque", kind, choice=self._choice_of_block()))
         out.append(Delta(index, "json_text", orjson.dumps(value).decode()))
         if signature is not None:
             out.append(Delta(index, "signature", signature))
         out.append(CloseBlock(index))
-        self.produced = True
+        self.c.produced = True
 
     def _citation(self, citation: Any, out: list[Action]) -> None:
-        if self.text_block is None or self.text_block[0]:
+        if self.c.text_block is None or self.c.text_block[0]:
             self._text_block(False, out)
-        assert self.text_block is not None
-        out.append(Delta(self.text_block[1], "citation", "", citation=citation))
+        assert self.c.text_block is not None
+        out.append(Delta(self.c.text_block[1], "citation", "", citation=citation))
 
     # -- the end ---------------------------------------------------------------
 
     def _finish(self, reason: str, candidate: dict[str, Any], out: list[Action]) -> None:
+        state = self.c
+        who = f"candidate {state.choice}: " if self.several else ""
         category = FAILED_FINISH_REASONS.get(reason)
         if category is not None:
-            out.append(Fail(category, reason, self._failed_message(reason, candidate)))
+            out.append(Fail(category, reason, who + self._failed_message(reason, candidate)))
             return
         normalized = DONE_FINISH_REASONS.get(reason, "other")
-        if normalized == "content_filter" and not self.produced:
+        if normalized == "content_filter" and not state.produced:
             # The provider refused before producing an answer: nothing to complete.
             out.append(
                 Fail(
                     "content_filter",
                     reason,
-                    f"the response was blocked ({reason}) before any output was produced",
+                    f"{who}the response was blocked ({reason}) before any output was produced",
                 )
             )
             return
-        if normalized == "stop" and self.client_calls:
+        if normalized == "stop" and state.client_calls:
             normalized = "tool_calls"
         # The final frame closes what is complete; an unfinished streamed call
         # stays open and the machine refuses the Finish (protocol_error).
         self._close_text(out)
+        self.ends[state.choice] = (normalized, reason)
+        choices = None
+        if self.several:
+            if not self.seen <= self.ends.keys():
+                return  # v1.1: the stream ends when every candidate that started has
+            choices = several.outcomes(self.ends)
+            normalized, reason = self.ends[min(self.ends)]
         usage = normalize_usage(self.usage) if self.usage is not None else None
-        out.append(Finish(normalized, reason, usage, self.model, self.response_id))
+        out.append(Finish(normalized, reason, usage, self.model, self.response_id, choices))
 
     @staticmethod
     def _failed_message(reason: str, candidate: dict[str, Any]) -> str:
-        message = f"finishReason {reason}: {_FAILED_WHAT[reason]}"
+        message = f"finishReason {reason}: {FAILED_WHAT[reason]}"
         detail = candidate.get("finishMessage")
         if isinstance(detail, str) and detail:
             message += f" ({detail[:200]})"
@@ -560,14 +567,14 @@ class GeminiAdapter(Adapter):
     # -- helpers ---------------------------------------------------------------
 
     def _close_text(self, out: list[Action]) -> None:
-        if self.text_block is not None:
-            out.append(CloseBlock(self.text_block[1]))
-            self.text_block = None
+        if self.c.text_block is not None:
+            out.append(CloseBlock(self.c.text_block[1]))
+            self.c.text_block = None
 
     def _new_index(self) -> int:
-        index = self.next_index
-        self.next_index += 1
-        return index
+        index = self.c.next_index
+        self.c.next_index += 1
+        return block_key(index, self.c.choice)
 
     def _warn_once(
         self, key: str, message: str, out: list[Action], code: str = "unknown_field"
@@ -575,225 +582,3 @@ class GeminiAdapter(Adapter):
         if key not in self.warned:
             self.warned.add(key)
             out.append(Ignore(message, code))
-
-
-def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
-    """``usageMetadata`` → the contract's usage (raw object kept under ``raw``).
-
-    Google leaves zero counts out (proto3 JSON), so a missing count is 0 once
-    any count of that side is present. Input includes ``toolUsePromptTokenCount``
-    (search results or code output the model read, billed as input); output
-    includes ``thoughtsTokenCount`` (billed as output). So input + output is
-    ``totalTokenCount``.
-    """
-    prompt = int_or_none(usage.get("promptTokenCount"))
-    tool_prompt = int_or_none(usage.get("toolUsePromptTokenCount"))
-    candidates = int_or_none(usage.get("candidatesTokenCount"))
-    thoughts = int_or_none(usage.get("thoughtsTokenCount"))
-    out: dict[str, Any] = {
-        "input_tokens": _sum(prompt, tool_prompt),
-        "output_tokens": _sum(candidates, thoughts),
-    }
-    if thoughts is not None:
-        out["reasoning_tokens"] = thoughts
-    cached = int_or_none(usage.get("cachedContentTokenCount"))
-    if cached is not None:
-        out["cached_input_tokens"] = cached
-    out["raw"] = dict(usage)
-    return out
-
-
-def _sum(a: int | None, b: int | None) -> int | None:
-    if a is None and b is None:
-        return None
-    return (a or 0) + (b or 0)
-
-
-class ArgsWriter:
-    """Turns Vertex ``partialArgs`` into JSON text, in arrival order.
-
-    Each partial argument names one leaf by JSON Path (``$.a.b[0].c``) and
-    carries its value, a string possibly in several pieces (``willContinue``).
-    The writer keeps the chain of objects and arrays that is open, closes
-    what the next path leaves and opens what it enters, so the fragments it
-    returns concatenate to one valid JSON object, finished by :meth:`finish`.
-    Paths are expected in document order (as Vertex streams them); an array
-    index out of order is written where it arrives, with a note.
-    """
-
-    def __init__(self) -> None:
-        self.started = False
-        self.segments: list[Segment] = []  # the open containers below the root
-        self.kinds: list[str] = ["{"]  # "{" or "[" for the root and each open container
-        self.counts: list[int] = [0]  # members written so far at each level
-        self.open_string: str | None = None  # jsonPath whose string value continues
-
-    def feed(self, arg: Mapping[str, Any]) -> tuple[str, str | None, bool]:
-        """JSON text for one partial argument: (text, note, fatal)."""
-        path = arg.get("jsonPath")
-        piece = arg.get("stringValue")
-        continues = arg.get("willContinue") is True
-        out: list[str] = []
-        note: str | None = None
-        if self.open_string is not None:
-            if path == self.open_string and isinstance(piece, str):
-                out.append(_escape(piece))
-                if not continues:
-                    out.append('"')
-                    self.open_string = None
-                return "".join(out), None, False
-            note = f"the string at {self.open_string} was cut short by {path}"
-            out.append('"')
-            self.open_string = None
-        if not isinstance(path, str):
-            return "".join(out), "a partial argument without a jsonPath", True
-        segments = parse_json_path(path)
-        if not segments:
-            return "".join(out), f"cannot read the jsonPath {path!r}", True
-        value = _scalar(arg)
-        if value is None and not isinstance(piece, str):
-            return "".join(out), f"the partial argument at {path} has no value", True
-        if not self.started:
-            self.started = True
-            out.append("{")
-        *containers, leaf = segments
-        shared = 0
-        limit = min(len(self.segments), len(containers))
-        while shared < limit and self.segments[shared] == containers[shared]:
-            shared += 1
-        while len(self.segments) > shared:
-            self._close_one(out)
-        steps = [*containers[shared:], leaf]
-        for n, segment in enumerate(steps):
-            problem, fatal = self._member(segment, path, out)
-            if fatal:
-                return "".join(out), problem, True
-            note = problem or note
-            if n < len(steps) - 1:
-                kind = "{" if isinstance(steps[n + 1], str) else "["
-                out.append(kind)
-                self.segments.append(segment)
-                self.kinds.append(kind)
-                self.counts.append(0)
-        if isinstance(piece, str):
-            out.append('"' + _escape(piece))
-            if continues:
-                self.open_string = path
-            else:
-                out.append('"')
-        elif value is not None:
-            out.append(value)
-        return "".join(out), note, False
-
-    def finish(self) -> tuple[str, str | None]:
-        """The JSON text that closes everything still open: (text, note)."""
-        out: list[str] = []
-        note = None
-        if self.open_string is not None:
-            note = f"the string at {self.open_string} never received its last piece"
-            out.append('"')
-            self.open_string = None
-        if self.started:
-            while self.segments:
-                self._close_one(out)
-            out.append("}")
-        return "".join(out), note
-
-    def _member(self, segment: Segment, path: str, out: list[str]) -> tuple[str | None, bool]:
-        """Write the separator and key for one member: (note, fatal)."""
-        parent = self.kinds[-1]
-        is_key = isinstance(segment, str)
-        if is_key != (parent == "{"):
-            inside = "an object" if parent == "{" else "an array"
-            what = "a member name" if is_key else "an index"
-            return f"jsonPath {path} puts {what} inside {inside}", True
-        note = None
-        if not is_key and segment != self.counts[-1]:
-            note = f"jsonPath {path} arrived out of order (expected index {self.counts[-1]})"
-        if self.counts[-1]:
-            out.append(",")
-        if is_key:
-            out.append(orjson.dumps(segment).decode() + ":")
-        self.counts[-1] += 1
-        return note, False
-
-    def _close_one(self, out: list[str]) -> None:
-        self.segments.pop()
-        self.counts.pop()
-        out.append("}" if self.kinds.pop() == "{" else "]")
-
-
-def _escape(piece: str) -> str:
-    """A string's JSON text without its quotes."""
-    return orjson.dumps(piece).decode()[1:-1]
-
-
-def _scalar(arg: Mapping[str, Any]) -> str | None:
-    """JSON text of a non-string partial value (number, bool, null), else None."""
-    number = arg.get("numberValue")
-    if isinstance(number, int | float) and not isinstance(number, bool):
-        return orjson.dumps(number).decode()
-    boolean = arg.get("boolValue")
-    if isinstance(boolean, bool):
-        return "true" if boolean else "false"
-    if "nullValue" in arg:
-        return "null"
-    return None
-
-
-_PATH_ESCAPES: Final[dict[str, str]] = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_HEX: Final = frozenset("0123456789abcdefABCDEF")
-
-
-@lru_cache(maxsize=1024)
-def parse_json_path(path: str) -> tuple[Segment, ...]:
-    """Segments of a JSON Path such as ``$.a.b[0]`` or ``$['a'][0]``; ``()`` if unreadable.
-
-    Only what names one value is accepted: member names (dot or bracket
-    notation, quoted with ' or ") and array indices. Paths repeat for every
-    piece of a string, hence the cache.
-    """
-    if not path.startswith("$"):
-        return ()
-    segments: list[Segment] = []
-    i, end = 1, len(path)
-    while i < end:
-        char = path[i]
-        if char == ".":
-            j = i + 1
-            while j < end and path[j] not in ".[":
-                j += 1
-            if j == i + 1:
-                return ()
-            segments.append(path[i + 1 : j])
-            i = j
-        elif char == "[" and i + 1 < end and path[i + 1] in "'\"":
-            quote, j, name = path[i + 1], i + 2, []
-            while j < end and path[j] != quote:
-                if path[j] == "\\" and j + 1 < end:
-                    j += 1
-                    if path[j] == "u":
-                        code = path[j + 1 : j + 5]
-                        if len(code) != 4 or not all(c in _HEX for c in code):
-                            return ()
-                        name.append(chr(int(code, 16)))
-                        j += 5
-                        continue
-                    name.append(_PATH_ESCAPES.get(path[j], path[j]))
-                else:
-                    name.append(path[j])
-                j += 1
-            if j + 1 >= end or path[j + 1] != "]":
-                return ()
-            segments.append("".join(name))
-            i = j + 2
-        elif char == "[":
-            j = path.find("]", i)
-            digits = path[i + 1 : j] if j > 0 else ""
-            if not digits.isdigit():
-                return ()
-            segments.append(int(digits))
-            i = j + 1
-        else:
-            return ()
-    return tuple(segments)

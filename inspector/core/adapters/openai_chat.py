@@ -28,7 +28,12 @@ signature or encrypted reasoning OpenRouter sends in ``reasoning_details`` as a
 ``tool_call`` block, kept open until the finish_reason so parallel calls whose
 fragments interleave land in the right block (a call without ``index``, as
 Mistral sends them, is told by its ``id``). Text-like blocks follow one
-another: a new kind closes the previous one. Only choice 0 is modelled.
+another: a new kind closes the previous one.
+
+Several choices (``n > 1``, v1.1): each ``choices[].index`` has its own blocks
+(:class:`ChoiceState`), which carry ``choice``; ``stream.done`` at ``[DONE]``
+lists each choice's end, and ``[DONE]`` while a choice that started has no
+``finish_reason`` is ``failed`` / ``protocol_error`` naming it (:mod:`.several`).
 
 v1.1: ``content`` as an array of ``text`` / ``thinking`` chunks (Mistral) →
 text and reasoning blocks; ``executed_tools`` (Groq's server-run tools) →
@@ -47,76 +52,24 @@ from typing import Any, Final
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
+from ..choices import block_key, choice_number
 from ..sse import Frame
+from . import several
 from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
 from .dialects import Dialect, by_field, by_host, by_model, merged
-from .fields import IGNORED, READ, unread_paths, unread_warning
 from .fields import Shape as FieldShape
+from .fields import unread_paths, unread_warning
+from .openai_chat_tables import (
+    CHAT_EVENTS,
+    CHUNK_FIELDS,
+    CONTENT_CHUNKS,
+    DELTA_FIELDS,
+    FINISH_REASONS,
+    TEXT_FIELDS,
+)
 from .plain import Each, Last, Plain, Shape
 
-__all__ = ["CHUNK_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
-
-FINISH_REASONS: Final[dict[str, str]] = {
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "content_filter": "content_filter",
-    "eos": "stop",  # some OpenAI-compatible servers (TGI)
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-}
-
-# delta field -> (block kind, provider_type)
-TEXT_FIELDS: Final[dict[str, tuple[str, str]]] = {
-    "reasoning_content": ("reasoning", "reasoning_content"),
-    "reasoning": ("reasoning", "reasoning"),
-    "content": ("text", "content"),
-    "refusal": ("refusal", "refusal"),
-}
-
-# SSE event names a Chat stream uses: data frames, and Groq's `event: error`.
-CHAT_EVENTS: Final = frozenset({"message", "error"})
-
-# The fields of a chunk the adapter reads, and those it reads only to ignore
-# (v1.1 unread-field accounting; a dialect row adds its server's own).
-_FUNCTION: Final[FieldShape] = {"name": READ, "arguments": READ}
-DELTA_FIELDS: Final[FieldShape] = {
-    "role": IGNORED,
-    "content": READ,
-    "reasoning_content": READ,
-    "reasoning": READ,
-    "refusal": READ,
-    "tool_calls": {"index": READ, "id": READ, "type": READ, "function": _FUNCTION},
-    "function_call": _FUNCTION,
-    # OpenRouter's: the text repeats `reasoning`; signatures and encrypted data are read.
-    "reasoning_details": READ,
-    "annotations": READ,
-    "executed_tools": READ,
-    # gpt-oss (harmony) channel name; the reasoning itself is in `reasoning`.
-    "channel": IGNORED,
-}
-CHUNK_FIELDS: Final[FieldShape] = {
-    "id": READ,
-    "object": READ,
-    "created": IGNORED,
-    "model": READ,
-    "system_fingerprint": IGNORED,
-    "service_tier": IGNORED,
-    "obfuscation": IGNORED,
-    "usage": READ,
-    "error": READ,
-    "citations": READ,
-    "search_results": READ,
-    "choices": {"index": READ, "delta": DELTA_FIELDS, "finish_reason": READ, "logprobs": IGNORED},
-}
-
-# Mistral's content chunks: chunk type -> (block kind, provider_type).
-CONTENT_CHUNKS: Final[dict[str, tuple[str, str]]] = {
-    "text": ("text", "content"),
-    "thinking": ("reasoning", "thinking"),
-}
+__all__ = ["CHUNK_FIELDS", "DELTA_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
 
 # The fields of a chunk, and of its choice, that a plain chunk may have.
 CHUNK_KEYS: Final = frozenset(
@@ -153,6 +106,35 @@ PLAIN: Final = Plain(
 """What a plain chunk is (see :mod:`.plain`): the fast path's one description."""
 
 
+class ChoiceState:
+    """What the adapter keeps of one choice: its blocks and its finish_reason."""
+
+    __slots__ = (
+        "choice",
+        "finish_reason",
+        "had_refusal",
+        "last_tool",
+        "next_index",
+        "opaque_blocks",
+        "open_opaque",
+        "open_tools",
+        "text_block",
+        "tool_blocks",
+    )  # fmt: skip
+
+    def __init__(self, choice: int) -> None:
+        self.choice = choice
+        self.next_index = 0  # the next block's place within the choice
+        self.text_block: tuple[str, int] | None = None  # (field, block key)
+        self.tool_blocks: dict[Any, int] = {}  # provider tool index (or id) -> block key
+        self.open_tools: list[int] = []
+        self.finish_reason: str | None = None
+        self.had_refusal = False
+        self.opaque_blocks: dict[Any, int] = {}  # executed tool index -> block key
+        self.open_opaque: list[int] = []
+        self.last_tool: Any = None  # key of the last call opened (calls without index)
+
+
 class OpenAIChatAdapter(Adapter):
     """Chat Completions chunks (``chat.completion.chunk``) to actions."""
 
@@ -161,12 +143,12 @@ class OpenAIChatAdapter(Adapter):
 
     def __init__(self) -> None:
         self.started = False
-        self.next_index = 0
-        self.text_block: tuple[str, int] | None = None  # (field, block index)
-        self.tool_blocks: dict[Any, int] = {}  # provider tool index (or id) -> block index
-        self.open_tools: list[int] = []
-        self.finish_reason: str | None = None
-        self.had_refusal = False
+        # Each choice's blocks (v1.1); ``c`` is the choice the chunk being read is for.
+        self.first = ChoiceState(0)
+        self.c = self.first
+        self.states: dict[int, ChoiceState] = {0: self.first}
+        self.seen: set[int] = set()  # choices a chunk carried
+        self.several = False  # blocks carry ``choice`` (the stream has several)
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
@@ -175,9 +157,6 @@ class OpenAIChatAdapter(Adapter):
         self.dialects: list[Dialect] = []
         self.shape: FieldShape = CHUNK_FIELDS
         self.unread: set[str] = set()
-        self.opaque_blocks: dict[Any, int] = {}  # executed tool index -> block index
-        self.open_opaque: list[int] = []
-        self.last_tool: Any = None  # key of the last call opened (calls without index)
         self.cited: set[bytes] = set()
         self.done = False
 
@@ -210,6 +189,7 @@ class OpenAIChatAdapter(Adapter):
             return out
         self._account(chunk, frame, out)
         self._note(chunk)
+        self.c = self.first  # chunk-level citations belong to choice 0's text
         self._chunk_citations(chunk, out)
         choices = chunk.get("choices")
         if isinstance(choices, list):
@@ -221,8 +201,8 @@ class OpenAIChatAdapter(Adapter):
         return out
 
     def lane(self) -> Lane | None:
-        """The open ``content`` text block: what a plain chunk extends."""
-        block = self.text_block
+        """Choice 0's open ``content`` text block: what a plain chunk extends."""
+        block = self.first.text_block
         return (
             (block[1], "text", "content", ())
             if block is not None and block[0] == "content"
@@ -245,7 +225,7 @@ class OpenAIChatAdapter(Adapter):
             self.usage = normalize_usage(usage, self._adds_reasoning())
 
     def origin(self, header: Mapping[str, Any]) -> None:
-        """The dialect from the request's host, else from the requested model."""
+        """The dialect from the request's host, else from the requested model; ``n``."""
         request = header.get("request")
         url = request.get("url") if isinstance(request, Mapping) else None
         dialect = by_host(url) if isinstance(url, str) else None
@@ -253,32 +233,70 @@ class OpenAIChatAdapter(Adapter):
         if dialect is None and isinstance(model, str) and model:
             dialect = by_model(model)
         self._use(dialect)
+        if several.requested(header, "n"):
+            self.several = True  # v1.1: the request asked for several choices
 
     def at_eof(self) -> list[Action]:
         """A dialect that never sends ``[DONE]``: its finish_reason then a clean end."""
-        if any(d.no_done for d in self.dialects) and self.finish_reason is not None:
+        if any(d.no_done for d in self.dialects) and self._ended() is not None:
             return self._done()
         return []
 
     def eof_note(self) -> str | None:
         """Say when a finish_reason came but ``[DONE]`` never did."""
-        if self.finish_reason is not None:
-            return f"finish_reason {self.finish_reason!r} arrived but [DONE] never did"
-        return None
+        ended = self._ended()
+        if ended is None:
+            return None
+        note = f"finish_reason {ended.finish_reason!r} arrived but [DONE] never did"
+        if self.several:
+            note = f"{note}; {several.ends_note(self._ends())}"
+        return note
+
+    def _ended(self) -> ChoiceState | None:
+        """The first choice that has its finish_reason, if any."""
+        return next((c for c in self.states.values() if c.finish_reason is not None), None)
+
+    def _ends(self) -> dict[int, str | None]:
+        """Each choice a chunk carried → its finish_reason so far."""
+        return {n: self.states[n].finish_reason for n in sorted(self.seen)}
 
     # -- internals -----------------------------------------------------------
 
     def _choice(self, choice: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
-        if choice.get("index", 0) != 0:
-            self._warn_once("choice", f"frame {frame.index}: choices other than 0 are ignored", out)
-            return
+        index = choice.get("index")
+        if (index is None or (type(index) is int and index == 0)) and 0 in self.seen:
+            self.c = self.first  # nearly every chunk: choice 0, already seen
+        else:
+            number = choice_number(index)
+            if number is None:
+                what = f"frame {frame.index}: a choice whose index {several.shown(index)}"
+                self._warn_once("choice", f"{what} is not a choice number; skipped", out)
+                return
+            if number not in self.seen:
+                self._new_choice(number, frame, out)
+            self.c = self.states[number]
         delta = choice.get("delta")
         if isinstance(delta, dict):
             self._delta(delta, frame, out)
         finish = choice.get("finish_reason")
-        if isinstance(finish, str) and finish and self.finish_reason is None:
-            self.finish_reason = finish
+        if isinstance(finish, str) and finish and self.c.finish_reason is None:
+            self.c.finish_reason = finish
             self._close_all(out, keep_tools=finish == "length")
+
+    def _new_choice(self, number: int, frame: Frame, out: list[Action]) -> None:
+        """The first chunk of choice ``number``: from a second choice on, blocks carry it."""
+        self.seen.add(number)
+        if number not in self.states:
+            self.states[number] = ChoiceState(number)
+        if number and not self.several:
+            self.several = True
+            warning = several.late_choice(number, frame.index, self.first.next_index)
+            if warning is not None:
+                out.append(warning)
+
+    def _choice_of_block(self) -> int | None:
+        """The ``choice`` a block opened now carries (None: the stream has one choice)."""
+        return self.c.choice if self.several else None
 
     def _delta(self, delta: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
         for field, (kind, provider_type) in TEXT_FIELDS.items():
@@ -308,30 +326,30 @@ class OpenAIChatAdapter(Adapter):
             self._executed_tools(executed, out)
 
     def _text_block(self, field: str, kind: str, provider_type: str, out: list[Action]) -> int:
-        if self.text_block is not None and self.text_block[0] == field:
-            return self.text_block[1]
-        if self.text_block is not None:
-            out.append(CloseBlock(self.text_block[1]))
+        if self.c.text_block is not None and self.c.text_block[0] == field:
+            return self.c.text_block[1]
+        if self.c.text_block is not None:
+            out.append(CloseBlock(self.c.text_block[1]))
         index = self._new_index()
-        self.text_block = (field, index)
+        self.c.text_block = (field, index)
         if kind == "refusal":
-            self.had_refusal = True
-        out.append(OpenBlock(index, kind, provider_type))
+            self.c.had_refusal = True
+        out.append(OpenBlock(index, kind, provider_type, choice=self._choice_of_block()))
         return index
 
     def _tool_call(self, call: Mapping[str, Any], out: list[Action]) -> None:
         tool_index = self._tool_key(call)
         function = call.get("function")
         function = function if isinstance(function, dict) else {}
-        block = self.tool_blocks.get(tool_index)
+        block = self.c.tool_blocks.get(tool_index)
         if block is None:
-            if self.text_block is not None:
-                out.append(CloseBlock(self.text_block[1]))
-                self.text_block = None
+            if self.c.text_block is not None:
+                out.append(CloseBlock(self.c.text_block[1]))
+                self.c.text_block = None
             block = self._new_index()
-            self.tool_blocks[tool_index] = block
-            self.last_tool = tool_index
-            self.open_tools.append(block)
+            self.c.tool_blocks[tool_index] = block
+            self.c.last_tool = tool_index
+            self.c.open_tools.append(block)
             call_id = call.get("id")
             out.append(
                 OpenBlock(
@@ -340,6 +358,7 @@ class OpenAIChatAdapter(Adapter):
                     str(call.get("type") or "function"),
                     name=function.get("name"),
                     call_id=call_id if isinstance(call_id, str) and call_id else None,
+                    choice=self._choice_of_block(),
                 )
             )
         arguments = function.get("arguments")
@@ -361,39 +380,42 @@ class OpenAIChatAdapter(Adapter):
                 is_encrypted = detail.get("type") == "reasoning.encrypted"
                 signature = encrypted if is_encrypted and isinstance(encrypted, str) else None
             if signature:
-                field = self.text_block[0] if self.text_block is not None else ""
+                field = self.c.text_block[0] if self.c.text_block is not None else ""
                 if TEXT_FIELDS.get(field, ("",))[0] != "reasoning":
                     field = "reasoning"
                 index = self._text_block(field, "reasoning", field, out)
                 out.append(Delta(index, "signature", signature))
 
     def _annotations(self, annotations: list[Any], frame: Frame, out: list[Action]) -> None:
-        if self.text_block is None or self.text_block[0] != "content":
+        if self.c.text_block is None or self.c.text_block[0] != "content":
             self._text_block("content", "text", "content", out)
-        assert self.text_block is not None
+        assert self.c.text_block is not None
         for annotation in annotations:
-            out.append(Delta(self.text_block[1], "citation", "", citation=annotation))
+            out.append(Delta(self.c.text_block[1], "citation", "", citation=annotation))
 
     def _close_all(self, out: list[Action], keep_tools: bool) -> None:
-        if self.text_block is not None:
-            out.append(CloseBlock(self.text_block[1]))
-            self.text_block = None
+        if self.c.text_block is not None:
+            out.append(CloseBlock(self.c.text_block[1]))
+            self.c.text_block = None
         # Server-run tools are complete when they arrive: never kept open.
-        out.extend(CloseBlock(b) for b in self.open_opaque)
-        self.open_opaque = []
+        out.extend(CloseBlock(b) for b in self.c.open_opaque)
+        self.c.open_opaque = []
         if not keep_tools:
-            out.extend(CloseBlock(b) for b in self.open_tools)
-            self.open_tools = []
+            out.extend(CloseBlock(b) for b in self.c.open_tools)
+            self.c.open_tools = []
 
     def _done(self) -> list[Action]:
         if self.done:
             return []
         self.done = True
         out: list[Action] = []
-        if self.finish_reason is None:
+        states = [self.states[n] for n in sorted(self.seen)] or [self.first]
+        if all(state.finish_reason is None for state in states):
             # v1.1: the server ended deliberately; what is open is closed here
             # (tool arguments are parsed now, so a broken call still fails).
-            self._close_all(out, keep_tools=False)
+            for state in states:
+                self.c = state
+                self._close_all(out, keep_tools=False)
             out.append(
                 Ignore(
                     "[DONE] arrived but no choice carried a finish_reason; open blocks "
@@ -401,14 +423,29 @@ class OpenAIChatAdapter(Adapter):
                     "no_finish_reason",
                 )
             )
-        reason = finish_from_content(
-            FINISH_REASONS.get(self.finish_reason, "other") if self.finish_reason else "other",
-            bool(self.tool_blocks),
-        )
-        if reason == "stop" and self.had_refusal:
-            reason = "refusal"
-        out.append(Finish(reason, self.finish_reason, self.usage, self.model, self.response_id))
+        elif self.several:
+            missing = [state.choice for state in states if state.finish_reason is None]
+            if missing:  # v1.1: every choice that started needs its own end
+                out.append(several.missing_end(missing, "[DONE]", "finish_reason"))
+                return out
+        ends = {state.choice: (self._reason(state), state.finish_reason) for state in states}
+        reason, raw = ends[states[0].choice]
+        cut = next((state for state in states if state.open_tools), None)
+        if self.several and cut is not None:
+            # A call `length` left open: the machine refuses this end, naming this reason.
+            raw = cut.finish_reason
+        choices = several.outcomes(ends) if self.several else None
+        out.append(Finish(reason, raw, self.usage, self.model, self.response_id, choices))
         return out
+
+    @staticmethod
+    def _reason(state: ChoiceState) -> str:
+        """A choice's normalized finish_reason (v1.1: from its content too)."""
+        raw = state.finish_reason
+        reason = finish_from_content(
+            FINISH_REASONS.get(raw, "other") if raw else "other", bool(state.tool_blocks)
+        )
+        return "refusal" if reason == "stop" and state.had_refusal else reason
 
     # -- v1.1: dialects, unread fields and the shapes compatible servers add --
 
@@ -445,7 +482,7 @@ class OpenAIChatAdapter(Adapter):
         call_id = call.get("id")
         if isinstance(call_id, str) and call_id:
             return ("id", call_id)
-        return self.last_tool if self.last_tool is not None else 0
+        return self.c.last_tool if self.c.last_tool is not None else 0
 
     def _content_chunks(self, chunks: list[Any], frame: Frame, out: list[Action]) -> None:
         # Mistral: [{type: text, text}, {type: thinking, thinking: [{type: text, text}]}].
@@ -472,16 +509,18 @@ class OpenAIChatAdapter(Adapter):
             if not isinstance(tool, dict):
                 continue
             key = tool.get("index", position)
-            block = self.opaque_blocks.get(key)
+            block = self.c.opaque_blocks.get(key)
             if block is None:
-                if self.text_block is not None:
-                    out.append(CloseBlock(self.text_block[1]))
-                    self.text_block = None
+                if self.c.text_block is not None:
+                    out.append(CloseBlock(self.c.text_block[1]))
+                    self.c.text_block = None
                 block = self._new_index()
-                self.opaque_blocks[key] = block
-                self.open_opaque.append(block)
-                out.append(OpenBlock(block, "opaque", "executed_tools"))
-            if block in self.open_opaque:
+                self.c.opaque_blocks[key] = block
+                self.c.open_opaque.append(block)
+                out.append(
+                    OpenBlock(block, "opaque", "executed_tools", choice=self._choice_of_block())
+                )
+            if block in self.c.open_opaque:
                 out.append(Delta(block, "json_text", orjson.dumps(tool).decode()))
 
     def _chunk_citations(self, chunk: dict[str, Any], out: list[Action]) -> None:
@@ -495,16 +534,16 @@ class OpenAIChatAdapter(Adapter):
                 if seen in self.cited:
                     continue
                 self.cited.add(seen)
-                if self.text_block is None or self.text_block[0] != "content":
+                if self.c.text_block is None or self.c.text_block[0] != "content":
                     self._text_block("content", "text", "content", out)
-                assert self.text_block is not None
+                assert self.c.text_block is not None
                 citation = {"type": key, "value": item}
-                out.append(Delta(self.text_block[1], "citation", "", citation=citation))
+                out.append(Delta(self.c.text_block[1], "citation", "", citation=citation))
 
     def _new_index(self) -> int:
-        index = self.next_index
-        self.next_index += 1
-        return index
+        index = self.c.next_index
+        self.c.next_index += 1
+        return block_key(index, self.c.choice)
 
     def _warn_once(self, key: str, message: str, out: list[Action]) -> None:
         if key not in self.warned:

@@ -18,9 +18,11 @@ a chunk ``{"error": {...}}``                     ``failed``; category from the e
 bytes without ``[DONE]``
 ===============================================  ==========================================
 
-Blocks: ``choices[0].text`` is one ``text`` block, opened at the first text
-and closed at its ``finish_reason`` (or ``[DONE]``). Several choices (``n > 1``)
-are not modelled yet: a choice other than 0 is skipped with a warning, once.
+Blocks: each choice's ``text`` is one ``text`` block, opened at its first text
+and closed at its ``finish_reason`` (or ``[DONE]``). Several choices (``n > 1``,
+v1.1): the blocks carry ``choice``, ``stream.done`` lists each choice's end,
+and ``[DONE]`` while a choice that started has no ``finish_reason`` is
+``failed`` / ``protocol_error`` naming it (:mod:`.several`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from typing import Any, Final
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
+from ..choices import block_key, choice_number
 from ..sse import Frame
+from . import several
 from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
 from .fields import IGNORED, READ, FieldAccount, FieldTable
 from .plain import Each, Plain, Shape
@@ -118,14 +122,27 @@ class OpenAICompletionsAdapter(Adapter):
 
     def __init__(self) -> None:
         self.started = False
-        self.open = False
-        self.opened = False
-        self.finish_reason: str | None = None
+        #: Each choice (v1.1) → its finish_reason (None until it comes); choice 0's
+        #: text block has key 0, choice c's ``block_key(0, c)``.
+        self.ends: dict[int, str | None] = {}
+        self.open: set[int] = set()  # choices whose text block is open
+        self.opened_ever: set[int] = set()  # choices whose text block was opened
+        self.several = False  # the block carries ``choice`` (the stream has several)
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
         self.warned_choices = False
         self.fields = FieldAccount(CHUNK_FIELDS)
+
+    @property
+    def finish_reason(self) -> str | None:
+        """The finish_reason of the first choice that has one."""
+        return next((end for end in self.ends.values() if end is not None), None)
+
+    def origin(self, header: Mapping[str, Any]) -> None:
+        """Whether the request asked for several choices (``n``)."""
+        if several.requested(header, "n"):
+            self.several = True
 
     def feed(self, frame: Frame) -> list[Action]:
         """Map one chunk, or the ``[DONE]`` sentinel."""
@@ -163,55 +180,83 @@ class OpenAICompletionsAdapter(Adapter):
         return out
 
     def lane(self) -> Lane | None:
-        """The open text block (block 0): what a plain chunk extends."""
-        return (0, "text", "text", ()) if self.open else None
+        """Choice 0's open text block (key 0): what a plain chunk extends."""
+        return (0, "text", "text", ()) if 0 in self.open else None
 
     def _choice(self, choice: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        if choice.get("index", 0) != 0:
+        number = choice_number(choice.get("index"))
+        if number is None:
             if not self.warned_choices:
                 self.warned_choices = True
-                what = "choices other than 0 are not modelled yet; skipped"
-                out.append(Ignore(f"frame {frame.index}: {what}", "several_choices"))
+                what = f"a choice whose index {several.shown(choice.get('index'))}"
+                out.append(
+                    Ignore(
+                        f"frame {frame.index}: {what} is not a choice number; skipped", "bad_choice"
+                    )
+                )
             return
+        if number not in self.ends:
+            self.ends[number] = None
+            if number and not self.several:
+                self.several = True
+                warning = several.late_choice(number, frame.index, int(0 in self.opened_ever))
+                if warning is not None:
+                    out.append(warning)
         text = choice.get("text")
+        key = block_key(0, number)
         if isinstance(text, str) and text:
-            if not self.opened:
-                self.opened = self.open = True
-                out.append(OpenBlock(0, "text", "text"))
-            out.append(Delta(0, "text", text))
+            # Text after the block closed goes to it still: the machine refuses it.
+            if number not in self.opened_ever:
+                self.open.add(number)
+                self.opened_ever.add(number)
+                out.append(OpenBlock(key, "text", "text", choice=number if self.several else None))
+            out.append(Delta(key, "text", text))
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
-            self.finish_reason = reason
-            self._close(out)
+            self.ends[number] = reason
+            self._close(number, out)
 
-    def _close(self, out: list[Action]) -> None:
-        if self.open:
-            self.open = False
-            out.append(CloseBlock(0))
+    def _close(self, number: int, out: list[Action]) -> None:
+        if number in self.open:
+            self.open.discard(number)
+            out.append(CloseBlock(block_key(0, number)))
 
     def _done(self, out: list[Action]) -> None:
         if not self.started:
             self.started = True
             out.append(Start(None))
-        self._close(out)
-        reason = self.finish_reason
-        if reason is None:
+        for number in sorted(self.open):
+            self._close(number, out)
+        ends = self.ends or {0: None}
+        if all(end is None for end in ends.values()):
             out.append(Ignore("[DONE] arrived without any finish_reason", "no_finish_reason"))
+        elif self.several:
+            missing = [number for number, end in sorted(ends.items()) if end is None]
+            if missing:  # v1.1: every choice that started needs its own end
+                out.append(several.missing_end(missing, "[DONE]", "finish_reason"))
+                return
+        outcomes = {
+            number: (FINISH_REASONS.get(end, "other") if end is not None else "other", end)
+            for number, end in ends.items()
+        }
+        reason, raw = outcomes[min(outcomes)]
         out.append(
             Finish(
-                FINISH_REASONS.get(reason, "other") if reason is not None else "other",
                 reason,
+                raw,
                 usage=self.usage,
                 model=self.model,
                 response_id=self.response_id,
+                choices=several.outcomes(outcomes) if self.several else None,
             )
         )
 
     def eof_note(self) -> str | None:
         """Say when a finish_reason came but ``[DONE]`` never did."""
         if self.finish_reason is not None:
-            return (
+            note = (
                 f"finish_reason {self.finish_reason!r} arrived, but [DONE] never did, "
                 "so the end was not proved"
             )
+            return f"{note}; {several.ends_note(self.ends)}" if self.several else note
         return None
