@@ -18,7 +18,7 @@ import email.utils
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import orjson
 
@@ -121,9 +121,22 @@ def structured_body(data: bytes | None) -> Any:
         return data.decode("utf-8", "replace")
 
 
+def _bedrock_provider(path: str) -> str | None:
+    # ConverseStream has one protocol; invoke carries the model's own, named by its id.
+    if path.endswith("/converse-stream"):
+        return "bedrock-converse"
+    from ..core.adapters.bedrock_invoke import inner_for_model, model_of_path
+
+    return inner_for_model(model_of_path(path))
+
+
 def provider_of(ex: Exchange) -> str | None:
     """The provider the request went to: URL path first, then the body's shape."""
-    path = urlsplit(ex.url).path.lower()
+    raw_path = urlsplit(ex.url).path
+    path = raw_path.lower()
+    bedrock = _bedrock_provider(raw_path)
+    if bedrock is not None:
+        return bedrock
     for matches, provider in _PATH_PROVIDERS:
         if matches(path):
             return provider
@@ -139,13 +152,29 @@ def provider_of(ex: Exchange) -> str | None:
     return None
 
 
-def provider_of_frames(body: bytes) -> str | None:
-    """The provider the body's first frames name (None: they name none, or it is not SSE)."""
-    from ..core.adapters import detect_provider
-    from ..core.sse import FrameDecoder
+#: How much of a body its framing and provider are read from.
+_SNIFF: Final = 1 << 20
 
-    decoder = FrameDecoder(max_line=1 << 20, max_frame=1 << 20)
-    return detect_provider(decoder.feed(body[: 1 << 20]))
+
+def framing_of_body(ex: Exchange, body: bytes) -> str:
+    """The body's framing: its content type when that names one, else its first bytes."""
+    from ..core.framing import detect_framing
+
+    header = {"response": {"headers": dict(ex.response_headers)}}
+    return detect_framing(body[:4096], header)
+
+
+def provider_of_frames(body: bytes, framing: str = "sse") -> str | None:
+    """The provider the body's first frames name (None: they name none)."""
+    from ..core.adapters import detect_provider
+    from ..core.framing import FramingError, decoder_for
+
+    decoder = decoder_for(framing, max_line=_SNIFF, max_frame=_SNIFF)
+    try:
+        frames = decoder.feed(body[:_SNIFF])
+    except FramingError:
+        return None  # damaged from its first frame: the capture's check will say where
+    return detect_provider(frames)
 
 
 def _is_gemini_json_stream(ex: Exchange) -> bool:
@@ -155,11 +184,26 @@ def _is_gemini_json_stream(ex: Exchange) -> bool:
     return ":streamgeneratecontent" in parts.path.lower() and alt != "sse"
 
 
+#: Content types of the streamed framings (besides SSE's).
+_STREAM_TYPES: Final = (
+    "text/event-stream", "application/vnd.amazon.eventstream", "application/x-ndjson",
+    "application/ndjson", "application/jsonl",
+)  # fmt: skip
+#: URL path endings of streaming endpoints whose body is not SSE.
+_STREAM_PATHS: Final = ("/invoke-with-response-stream", "/converse-stream")
+
+
 def is_streaming(ex: Exchange) -> bool:
     """Whether the exchange is a streamed response (or the error answering a stream request)."""
-    if "text/event-stream" in ex.header("content-type").lower():
+    from ..core.framing.eventstream import prelude_valid
+
+    content_type = ex.header("content-type").lower()
+    if any(kind in content_type for kind in _STREAM_TYPES):
         return True
-    if ":streamgeneratecontent" in urlsplit(ex.url).path.lower():
+    path = urlsplit(ex.url).path.lower()
+    if ":streamgeneratecontent" in path or path.endswith(_STREAM_PATHS):
+        return True
+    if prelude_valid((ex.body or b"")[:12]):
         return True
     body = structured_body(ex.request_body)
     if isinstance(body, dict) and body.get("stream") is True:
@@ -282,9 +326,38 @@ def _model(ex: Exchange, body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("model"), str):
         return str(body["model"])
     path = urlsplit(ex.url).path
+    from ..core.adapters.bedrock_invoke import model_of_path
+
+    invoked = model_of_path(path)
+    if invoked is not None:
+        return invoked
+    if path.endswith("/converse-stream") and "/model/" in path:
+        return unquote(path.rsplit("/model/", 1)[1].rsplit("/", 1)[0]) or None
     if "/models/" in path:
         return path.rsplit("/models/", 1)[1].split(":", 1)[0] or None
     return None
+
+
+def _decided(guessed: str | None, by_frames: str | None, framing: str, body: bytes) -> str | None:
+    """v1.1: the frames decide; a URL or request-body guess they contradict is dropped.
+
+    One guess stands without the frames' word: the model id of a Bedrock
+    invoke URL, when the frames are invoke ``chunk`` messages whose events no
+    shape names (a model's event the table does not know yet) — the frames
+    then do not contradict it, and the model id is the only witness.
+    """
+    if by_frames is not None or framing != "aws-eventstream" or guessed is None:
+        return by_frames
+    from ..core.adapters.bedrock_invoke import INNER
+    from ..core.framing import FramingError, decoder_for
+
+    if guessed not in INNER:
+        return None
+    try:
+        frames = decoder_for(framing).feed(body[:_SNIFF])
+    except FramingError:
+        return None
+    return guessed if frames and all(f.event == "chunk" for f in frames) else None
 
 
 def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
@@ -320,9 +393,9 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         converted = "a JSON-array stream (no alt=sse), one data: event per element"
     request_body = structured_body(ex.request_body)
     guessed = provider
+    framing = "sse" if converted else framing_of_body(ex, body)
     if not error_status:
-        # v1.1: the frames decide; a URL or request-body guess they contradict is dropped.
-        provider = provider_of_frames(body)
+        provider = _decided(guessed, provider_of_frames(body, framing), framing, body)
     imported: dict[str, Any] = {
         "from": ex.fmt,
         "file": source,
@@ -344,6 +417,8 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     }
     if provider is not None:
         header["provider"] = provider
+    if framing != "sse":
+        header["framing"] = framing
     header["endpoint"] = urlsplit(ex.url).path or None
     header["model"] = _model(ex, request_body)
     header["recorded_at"] = _recorded_at(ex)

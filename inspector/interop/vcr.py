@@ -48,9 +48,16 @@ def _headers(raw: Any) -> dict[str, str]:
         if not isinstance(name, str):
             continue
         items = values if isinstance(values, list) else [values]
-        texts = [v if isinstance(v, str) else str(v) for v in items if isinstance(v, str | int)]
+        # botocore's headers are bytes, which vcrpy writes as !!binary.
+        texts = [_header_text(v) for v in items if isinstance(v, str | int | bytes)]
         out[name] = ", ".join(texts)
     return out
+
+
+def _header_text(value: str | int | bytes) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
 
 
 def _body_bytes(value: Any, what: str) -> bytes | None:
