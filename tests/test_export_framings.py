@@ -272,3 +272,23 @@ def test_a_recorded_invoke_id_is_pseudonymized_inside_its_base64_chunk() -> None
     assert (
         prepared.exported.events[-1]["response_id"] != prepared.original.events[-1]["response_id"]
     )
+
+
+@pytest.mark.parametrize("fmt", ["vcr", "har"])
+def test_an_event_stream_exported_as_a_cassette_or_har_imports_back_to_the_same_events(
+    tmp_path: Path, fmt: str
+) -> None:
+    from inspector.export import export_capture
+    from inspector.export.foreign import write_exported
+    from inspector.interop import read_file
+    from inspector.stream_diff import diff_streams
+
+    source = ROOT / "captures" / "bedrock-invoke" / "claude-tool-use.jsonl"
+    result = export_capture(source, tmp_path, ExportOptions(text="mask"))
+    written, _ = write_exported(result.files["capture"], fmt, None)
+    raw = written.read_bytes()
+    assert (b"!!binary" in raw) if fmt == "vcr" else (b'"base64"' in raw)
+    [(_, rec)] = read_file(written).recordings
+    assert rec.header is not None
+    assert (rec.header["provider"], rec.header["framing"]) == ("anthropic", "aws-eventstream")
+    assert diff_streams(result.files["capture"], written).same

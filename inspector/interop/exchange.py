@@ -7,9 +7,11 @@ streaming one into a :class:`~inspector.capture.Recording` whose header says
 what was lost (``"timed": false`` and ``imported.chunking``), so no view
 shows made-up timings.
 
-Which provider spoke is read from the request (URL path, then body shape);
-when neither tells, the header leaves it out and the frames decide, as for a
-raw SSE file.
+The body is kept as sent, in its own framing (SSE, NDJSON, a JSON array, an
+AWS event stream; :func:`framing_of_body`), and its frames decide which
+provider spoke (contract v1.1): the request's URL path and body shape are
+only a guess, dropped (and kept as ``imported.request_guess``) when the
+frames say otherwise.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import email.utils
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import orjson
 
@@ -30,7 +32,6 @@ __all__ = [
     "Exchange",
     "NotStreaming",
     "is_streaming",
-    "json_array_to_sse",
     "provider_of",
     "recorded_exchange",
     "section",
@@ -177,13 +178,6 @@ def provider_of_frames(body: bytes, framing: str = "sse") -> str | None:
     return detect_provider(frames)
 
 
-def _is_gemini_json_stream(ex: Exchange) -> bool:
-    # streamGenerateContent without ?alt=sse streams one JSON array.
-    parts = urlsplit(ex.url)
-    alt = parse_qs(parts.query).get("alt", [""])[0]
-    return ":streamgeneratecontent" in parts.path.lower() and alt != "sse"
-
-
 #: Content types of the streamed framings (besides SSE's).
 _STREAM_TYPES: Final = (
     "text/event-stream", "application/vnd.amazon.eventstream", "application/x-ndjson",
@@ -210,77 +204,6 @@ def is_streaming(ex: Exchange) -> bool:
         return True
     head = (ex.body or b"").lstrip()[:16]
     return head.startswith((b"data:", b"event:", b"id:", b": "))
-
-
-def json_array_to_sse(body: bytes) -> bytes:
-    """Gemini's JSON-array stream as SSE: one ``data:`` event per array element.
-
-    Each element keeps its exact text (a multi-line element becomes several
-    ``data:`` lines, which SSE joins back with newlines). An element cut off
-    at the end is written without its closing blank line, so it is not
-    dispatched and the stream reads as interrupted — as it was.
-    """
-    out = bytearray()
-    for element, complete in _array_elements(body):
-        for line in element.split(b"\n"):
-            out += b"data: " + line.rstrip(b"\r") + b"\n"
-        if complete:
-            out += b"\n"
-    return bytes(out)
-
-
-_OPEN: Final = frozenset(b"[{")
-_CLOSE: Final = frozenset(b"]}")
-_SPACE: Final = frozenset(b" \t\r\n")
-
-
-def _array_elements(body: bytes) -> list[tuple[bytes, bool]]:
-    """The top-level elements of a JSON array as byte slices, each with "complete"."""
-    n = len(body)
-    i = 0
-    while i < n and body[i] in _SPACE:
-        i += 1
-    if i >= n or body[i] != ord("["):
-        raise BodyError("the streamGenerateContent body is neither SSE nor a JSON array")
-    i += 1
-    found: list[tuple[bytes, bool]] = []
-    while True:
-        while i < n and (body[i] in _SPACE or body[i] == ord(",")):
-            i += 1
-        if i >= n or body[i] == ord("]"):
-            return found
-        start = i
-        depth = 0
-        in_string = False
-        done = False
-        while i < n:
-            byte = body[i]
-            if in_string:
-                if byte == ord("\\"):
-                    i += 2
-                    continue
-                if byte == ord('"'):
-                    in_string = False
-            elif byte == ord('"'):
-                in_string = True
-            elif byte in _OPEN:
-                depth += 1
-            elif byte in _CLOSE:
-                if depth == 0:
-                    done = True  # the array's own "]" right after a scalar element
-                    break
-                depth -= 1
-                if depth == 0:
-                    i += 1
-                    done = True
-                    break
-            elif byte == ord(",") and depth == 0:
-                done = True
-                break
-            i += 1
-        found.append((body[start:i].strip(), done))
-        if not done:
-            return found
 
 
 def _count_nodes(value: Any) -> int:
@@ -385,15 +308,12 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         raise BodyError(
             f"{what} {ex.index} ({ex.method} {ex.status}) streamed, but {keeper} kept no body"
         )
-    converted = None
     error_status = ex.status is not None and ex.status >= 400
-    json_stream = provider == "gemini" and _is_gemini_json_stream(ex) and ex.chunks is None
-    if json_stream and not error_status and body.lstrip()[:1] == b"[":
-        body = json_array_to_sse(body)
-        converted = "a JSON-array stream (no alt=sse), one data: event per element"
     request_body = structured_body(ex.request_body)
     guessed = provider
-    framing = "sse" if converted else framing_of_body(ex, body)
+    # Kept as sent, in its own framing: Gemini's streamGenerateContent without
+    # alt=sse is a JSON array (framing json-array), Bedrock's an AWS event stream.
+    framing = "sse" if error_status else framing_of_body(ex, body)
     if not error_status:
         provider = _decided(guessed, provider_of_frames(body, framing), framing, body)
     imported: dict[str, Any] = {
@@ -406,8 +326,6 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     }
     if ex.decoded:
         imported["decoded"] = list(ex.decoded)
-    if converted:
-        imported["converted"] = converted
     if guessed is not None and guessed != provider:
         imported["request_guess"] = guessed  # what the URL / body suggested, overruled
     header: dict[str, Any] = {
@@ -433,7 +351,7 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         header["timings"] = dict(ex.timings)
     header["timed"] = ex.chunks is not None
     header["imported"] = imported
-    if ex.chunks is not None and converted is None:
+    if ex.chunks is not None:
         chunks = list(ex.chunks)
         end_time = chunks[-1][0] if chunks else 0.0
     else:
