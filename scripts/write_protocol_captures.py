@@ -380,14 +380,16 @@ def bedrock_invoke_models() -> None:
     ask = {"prompt": "Describe the purpose of a 'hello world' program in one line.", "max_tokens": 512,
            "stream": True}  # fmt: skip
     pieces = [" A", " 'hello world'", " program", " checks", " a setup", "."]
+    # Command (generate): each piece in generations[0], as AWS's Python example reads it.
     write(folder, "cohere-command-text", model_header("bedrock-cohere", command, ask), [
-        *(inner({"text": t, "is_finished": False}) for t in pieces),
-        inner({"is_finished": True, "finish_reason": "COMPLETE",
-               "response": {"id": "f5e1", "generations": [{"text": "".join(pieces)}]}, **_METRICS}),
+        *(inner({"generations": [{"text": t, "is_finished": False, "index": 0}]}) for t in pieces),
+        inner({"generations": [{"text": "", "is_finished": True, "finish_reason": "COMPLETE",
+                                "index": 0}], **_METRICS}),
     ], "eof", 39)  # fmt: skip
     write(folder, "cohere-command-error-toxic", model_header("bedrock-cohere", command, ask), [
-        inner({"text": " A", "is_finished": False}),
-        inner({"is_finished": True, "finish_reason": "ERROR_TOXIC", **_METRICS}),
+        inner({"generations": [{"text": " A", "is_finished": False, "index": 0}]}),
+        inner({"generations": [{"text": "", "is_finished": True, "finish_reason": "ERROR_TOXIC",
+                                "index": 0}], **_METRICS}),
     ], "eof", 40)  # fmt: skip
     command_r = "cohere.command-r-v1:0"
     chat = {"message": "Describe the purpose of a 'hello world' program in one line."}

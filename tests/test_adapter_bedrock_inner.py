@@ -245,3 +245,20 @@ def test_the_model_id_names_the_inner_model_or_says_it_cannot_tell(
 def test_an_inner_event_no_row_names_is_cannot_tell() -> None:
     frames = decoder_for("aws-eventstream").feed(chunk({"someField": "text"}))
     assert detect_provider(frames) is None
+
+
+def test_command_nests_each_piece_in_generations_as_aws_example_reads_it() -> None:
+    events = [
+        {"generations": [{"text": "Hi", "is_finished": False, "index": 0}]},
+        {"generations": [{"text": "", "is_finished": True, "finish_reason": "MAX_TOKENS"}],
+         **METRICS},
+    ]  # fmt: skip
+    frames = decoder_for("aws-eventstream").feed(b"".join(body(events)))
+    assert detect_provider(frames) == "bedrock-cohere"
+    assert compact(run(body(events), "bedrock-cohere", "aws-eventstream")) == [
+        ("stream.start", "bedrock-cohere", "aws-eventstream", None),
+        ("block.start", 0, "text", "text"),
+        ("block.delta", 0, "text", "Hi"),
+        ("block.stop", 0),
+        ("stream.done", "length", "MAX_TOKENS", (11, 4)),
+    ]

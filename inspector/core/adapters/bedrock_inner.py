@@ -22,6 +22,7 @@ provider           final signal (in a ``chunk``)                 outcome
                    ``LENGTH``, ``STOP_CRITERIA_MET``,            ``inputTextTokenCount`` /
                    ``CONTENT_FILTERED`` …)                       ``totalOutputTextTokenCount``
 ``bedrock-cohere``  ``is_finished: true`` with ``finish_reason``  ``completed`` for
+                   (Command: in ``generations[0]``)
                    (``COMPLETE``, ``MAX_TOKENS``; ``ERROR``,     ``COMPLETE``/``MAX_TOKENS``;
                    ``ERROR_TOXIC``, ``ERROR_LIMIT``)             ``failed`` for the ``ERROR*``
 ``bedrock-mistral``  ``outputs[0].stop_reason`` not null          ``completed``
@@ -84,10 +85,18 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _cohere_part(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    # Command (generate) nests each piece in generations[0]; Command R (chat) does not.
+    generations = data.get("generations")
+    first = generations[0] if isinstance(generations, list) and generations else None
+    return first if isinstance(first, Mapping) else data
+
+
 def _cohere_reason(data: Mapping[str, Any]) -> str | None:
-    if data.get("is_finished") is not True:
+    part = _cohere_part(data)
+    if part.get("is_finished") is not True and data.get("is_finished") is not True:
         return None
-    return _str(data.get("finish_reason")) or "COMPLETE"
+    return _str(part.get("finish_reason")) or _str(data.get("finish_reason")) or "COMPLETE"
 
 
 def _cohere_text(data: Mapping[str, Any]) -> str | None:
@@ -95,7 +104,8 @@ def _cohere_text(data: Mapping[str, Any]) -> str | None:
     kind = data.get("event_type")
     if kind is not None and kind != "text-generation":
         return None
-    return None if data.get("is_finished") is True else _str(data.get("text"))
+    part = _cohere_part(data)
+    return None if part.get("is_finished") is True else _str(part.get("text"))
 
 
 @dataclass(frozen=True)
@@ -152,8 +162,13 @@ COHERE: Final = Family(
     usage_keys=("", ""),
     fields={
         "text": READ, "is_finished": READ, "finish_reason": READ, "event_type": READ,
+        "generations": {
+            "text": READ, "is_finished": READ, "finish_reason": READ, "index": IGNORED,
+            "id": IGNORED, "likelihood": IGNORED, "token_likelihoods": IGNORED,
+        },
         # The final object repeats the whole answer; the deltas already carried it.
-        "response": IGNORED, "index": IGNORED, "generation_id": IGNORED, **BEDROCK_FIELDS,
+        "response": IGNORED, "index": IGNORED, "generation_id": IGNORED, "id": IGNORED,
+        "prompt": IGNORED, **BEDROCK_FIELDS,
     },
 )  # fmt: skip
 MISTRAL: Final = Family(

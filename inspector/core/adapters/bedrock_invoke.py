@@ -119,6 +119,7 @@ def inner_of_event(event: Any) -> str | None:
     ``outputText``                                      ``bedrock-titan``
     one Converse event name as its key                  ``bedrock-nova``
     ``is_finished`` (and ``text`` or ``finish_reason``)  ``bedrock-cohere``
+    or ``generations[]`` of objects with ``text``
     ``outputs[]`` of objects with ``text``              ``bedrock-mistral``
     ==================================================  ===================
     """
@@ -132,6 +133,10 @@ def inner_of_event(event: Any) -> str | None:
         return "bedrock-titan"
     if "is_finished" in event and ("text" in event or "finish_reason" in event):
         return "bedrock-cohere"
+    generations = event.get("generations")
+    piece = generations[0] if isinstance(generations, list) and generations else None
+    if isinstance(piece, dict) and "text" in piece:
+        return "bedrock-cohere"  # Command (generate): each piece in generations[0]
     outputs = event.get("outputs")
     first = outputs[0] if isinstance(outputs, list) and outputs else None
     if isinstance(first, dict) and "text" in first:
