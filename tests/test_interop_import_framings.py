@@ -246,3 +246,49 @@ def test_a_glob_passes_over_a_stray_file_with_a_one_line_note(tmp_path: Path) ->
     alone = inspector("import", str(folder / "README.md"), "-o", str(out))
     assert alone.returncode == 1
     assert "nothing imported" in alone.stderr
+
+
+def test_a_yaml_file_of_several_cassette_documents_yields_the_recordings_of_all() -> None:
+    raw = TITAN_BLOCKED.read_bytes() + b"---\n" + CLAUDE.read_bytes()
+    result = read_bytes(raw, "appended.yaml")
+    assert [(i, r.header["provider"]) for i, r in result.recordings if r.header] == [
+        (1, "bedrock-titan"),
+        (2, "anthropic"),
+    ]
+
+
+def test_rubys_vcr_cassette_with_a_base64_string_body_is_read() -> None:
+    encoded = base64.encodebytes(CLAUDE_BODY).decode().replace("\n", "\n        ")
+    url = INVOKE.format("anthropic.claude-3-sonnet-20240229-v1:0")
+    raw = f"""---
+http_interactions:
+- request:
+    method: post
+    uri: {url}
+    body:
+      encoding: UTF-8
+      string: '{{"messages":[]}}'
+    headers:
+      Content-Type:
+      - application/json
+  response:
+    status:
+      code: 200
+      message: OK
+    headers:
+      Content-Type:
+      - {EVENTSTREAM}
+    body:
+      encoding: ASCII-8BIT
+      base64_string: |
+        {encoded}
+  recorded_at: Tue, 01 Dec 2026 20:00:00 GMT
+recorded_with: VCR 6.3.1
+""".encode()
+    result = read_bytes(raw, "ruby.yml")
+    assert result.fmt == "vcr"
+    [(_, rec)] = result.recordings
+    assert rec.body == CLAUDE_BODY
+    assert rec.header is not None
+    assert (rec.header["provider"], rec.header["framing"]) == ("anthropic", "aws-eventstream")
+    assert rec.header["imported"]["decoded"] == ["base64"]
