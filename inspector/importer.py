@@ -26,8 +26,9 @@ from .export.output import UnsafeOutput, check_output_dir, stage_file
 from .interop import Imported, InteropError, read_file
 from .interop.format_sniff import sniff_format
 from .library import iter_files_below
+from .terminal import safe_path
 
-__all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem"]
+__all__ = ["ImportOutcome", "expand_inputs", "import_files", "output_stem", "stray_reason"]
 
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]+")
 _KNOWN_SUFFIXES: Final = (".yaml", ".yml", ".json", ".har")
@@ -57,6 +58,8 @@ class ImportOutcome:
     skipped: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     error: str | None = None
+    #: Why a file named on the command line was passed over: not a cassette or HAR log.
+    stray: str | None = None
 
 
 def targets_for(result: Imported, out_dir: Path) -> list[tuple[int, Path, Recording]]:
@@ -82,6 +85,26 @@ def _is_foreign(path: Path) -> bool:
             return sniff_format(file.read(4096)) is not None
     except OSError:
         return False
+
+
+def stray_reason(path: Path) -> str | None:
+    """Why a file given by name is not imported (None: it is a cassette or HAR log, or unreadable).
+
+    A shell glob (``dir/*``) names whatever the folder holds: a capture, a
+    README, a script. Such a file is passed over with a note, as a folder's
+    search passes it over silently; a file that cannot be read, or looks like a
+    cassette and is not one, is still the error its reading gives.
+    """
+    try:
+        if not path.is_file() or path.is_symlink():
+            return None
+        with path.open("rb") as file:
+            head = file.read(4096)
+    except OSError:
+        return None
+    if sniff_format(head) is not None:
+        return None
+    return f"{safe_path(path)}: not a VCR cassette or HAR file; skipped"
 
 
 def _safe_folder(parts: Iterable[str]) -> Path:
@@ -127,6 +150,10 @@ def import_files(paths: Iterable[str | Path], out_dir: str | Path) -> Iterator[I
         raise InteropError(f"cannot create {out}: {exc.strerror or exc}") from None
     claimed: dict[Path, Path] = {}
     for source, sub in expand_inputs(paths):
+        stray = stray_reason(source)
+        if stray is not None:
+            yield ImportOutcome(source, stray=stray)
+            continue
         try:
             result = read_file(source)
         except InteropError as exc:

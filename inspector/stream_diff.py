@@ -17,10 +17,32 @@ By default the values that differ between any two recordings of the same
 exchange — the stream id, the provider's response and call ids, the raw
 usage object — are left out of the comparison (``exact=True`` keeps all
 but the stream id), so a divergence means the *stream* changed.
+
+Across protocols (Claude direct over SSE against Claude on Bedrock invoke,
+an AWS event stream) the same answer must compare equal, so the facts of
+the transport are set aside too (:data:`TRANSPORT_FACTS`), unless ``exact``:
+
+====================================  ==========================================
+fact                                  why it is the transport's, not the answer's
+====================================  ==========================================
+``stream.start``'s ``framing``        how the bytes were cut (contract v1.1)
+``stream.heartbeat`` events, when     keep-alives are each transport's own (SSE
+the two sides' framings differ        ``ping`` / comments; an event stream has
+                                      none); they never change a stream's state
+``seq``                               the position, which is what is compared
+``frame N`` in a warning's or an      where on the wire: pings and framings
+error's message, when the framings    number frames differently (the code, the
+differ                                path and the rest are compared)
+====================================  ==========================================
+
+What stays compared is the answer: the provider name (Bedrock invoke keeps
+the inner model's), the model, every block and delta, the finish reason,
+the normalized usage and every warning and error.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +76,9 @@ _EVENT_TYPES: Final = frozenset(
      "stream.heartbeat", "stream.warning"}
 )  # fmt: skip
 _ID_FIELDS: Final = ("response_id", "call_id")
+#: Fields of the transport, not of the answer (see the module docstring).
+TRANSPORT_FACTS: Final = ("framing", "seq")
+_HEARTBEAT: Final = "stream.heartbeat"
 _MAX_EVENTS_FILE: Final = 1 << 30
 
 
@@ -80,6 +105,15 @@ class Side:
     path: str
     events: list[dict[str, Any]]
     trace: Trace | None = None
+    #: Keep-alives set aside across transports (their events are not in ``events``).
+    set_aside: int = 0
+
+    @property
+    def framing(self) -> str:
+        """The framing its ``stream.start`` names (``sse`` when it names none)."""
+        start = self.events[0] if self.events else {}
+        framing = start.get("framing") if start.get("type") == "stream.start" else None
+        return framing if isinstance(framing, str) else "sse"
 
 
 @dataclass(frozen=True)
@@ -197,11 +231,32 @@ def load_side(path: str | Path, provider: str | None = None) -> Side:
 # -- comparing ----------------------------------------------------------------
 
 
-def comparable(event: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
-    """The parts of an event that are compared (see the module docstring)."""
+_FRAME_REF: Final = re.compile(r"\bframe \d+")
+
+
+def _without_frame_numbers(value: Any) -> Any:
+    return _FRAME_REF.sub("frame #", value) if isinstance(value, str) else value
+
+
+def comparable(
+    event: Mapping[str, Any], exact: bool = False, across: bool = False
+) -> dict[str, Any]:
+    """The parts of an event that are compared (see the module docstring).
+
+    ``across``: the two sides' framings differ, so a message's frame numbers
+    are the transports' too.
+    """
     out = {k: v for k, v in event.items() if k != "stream_id"}
     if exact:
         return out
+    if across:
+        if "message" in out:
+            out["message"] = _without_frame_numbers(out["message"])
+        error = out.get("error")
+        if isinstance(error, Mapping) and "message" in error:
+            out["error"] = {**error, "message": _without_frame_numbers(error["message"])}
+    for key in TRANSPORT_FACTS:
+        out.pop(key, None)
     for key in _ID_FIELDS:
         if key in out:
             out[key] = "<id>" if out[key] else out[key]
@@ -212,13 +267,16 @@ def comparable(event: Mapping[str, Any], exact: bool = False) -> dict[str, Any]:
 
 
 def first_divergence(
-    left: Sequence[Mapping[str, Any]], right: Sequence[Mapping[str, Any]], exact: bool = False
+    left: Sequence[Mapping[str, Any]],
+    right: Sequence[Mapping[str, Any]],
+    exact: bool = False,
+    across: bool = False,
 ) -> Divergence | None:
     """The first index where the two event sequences differ, or None."""
     for i in range(max(len(left), len(right))):
         a = left[i] if i < len(left) else None
         b = right[i] if i < len(right) else None
-        if a is None or b is None or comparable(a, exact) != comparable(b, exact):
+        if a is None or b is None or comparable(a, exact, across) != comparable(b, exact, across):
             return Divergence(
                 i, dict(a) if a is not None else None, dict(b) if b is not None else None
             )
@@ -391,12 +449,21 @@ def timing_of(trace: Trace | None) -> TimingShape | None:
     return TimingShape(True, ttft, total, max_gap if n > 1 else None, chunks, n)
 
 
+def without_keepalives(side: Side) -> Side:
+    """``side`` with its heartbeats set aside (counted in ``set_aside``)."""
+    kept = [e for e in side.events if e.get("type") != _HEARTBEAT]
+    return Side(side.path, kept, side.trace, side.set_aside + len(side.events) - len(kept))
+
+
 def diff_events(left: Side, right: Side, exact: bool = False) -> StreamDiff:
     """Compare two sides (see the module docstring)."""
+    across = not exact and left.framing != right.framing
+    if across:
+        left, right = without_keepalives(left), without_keepalives(right)
     return StreamDiff(
         left,
         right,
-        first_divergence(left.events, right.events, exact),
+        first_divergence(left.events, right.events, exact, across),
         block_differences(left.events, right.events),
         (terminal_of(left.events), terminal_of(right.events)),
         (usage_of(left.events), usage_of(right.events)),
@@ -445,7 +512,7 @@ def describe_event(event: Mapping[str, Any] | None, limit: int = 80) -> str:
         text = value if isinstance(value, str) else ""
         shown = clip_words(text, limit)
         words.append(f"{delta.get('kind')} {orjson.dumps(shown).decode()}")
-    for key in ("status", "finish_reason", "model"):
+    for key in ("status", "finish_reason", "provider", "model", "framing"):
         if isinstance(event.get(key), str):
             words.append(f"{key}={event[key]}")
     error = event.get("error")
@@ -491,10 +558,17 @@ def report_lines(diff: StreamDiff) -> list[str]:
         f"B: {right.path} ({len(right.events)} events, {_terminal_line(diff.terminal[1])})",
     ]
     first = diff.first
+    aside = [f"{side.set_aside} heartbeat(s) in {name}"
+             for name, side in (("A", left), ("B", right)) if side.set_aside]  # fmt: skip
+    if aside:
+        lines.append(
+            f"transports differ ({left.framing} vs {right.framing}): framing and keep-alives "
+            f"set aside ({', '.join(aside)})"
+        )
     if first is None:
         lines.append("events: the same" + ("" if diff.exact else " (ids and raw usage aside)"))
     else:
-        lines.append(f"first divergence at event {first.index + 1} (seq {first.index + 1}):")
+        lines.append(f"first divergence at event {first.index + 1} ({_seqs(first)}):")
         lines.append(f"  A: {describe_event(first.left)}")
         lines.append(f"  B: {describe_event(first.right)}")
     lines.extend(f"block {line}" for line in diff.blocks)
@@ -508,6 +582,15 @@ def report_lines(diff: StreamDiff) -> list[str]:
     lines.append(f"timing B: {_timing_line(diff.timing[1])}")
     lines.append("same" if diff.same else "different")
     return lines
+
+
+def _seqs(first: Divergence) -> str:
+    """The ``seq`` of both events there (they differ once keep-alives are set aside)."""
+    seqs = [e.get("seq") if e is not None else None for e in (first.left, first.right)]
+    if seqs[0] == seqs[1] and seqs[0] is not None:
+        return f"seq {seqs[0]}"
+    shown = ["-" if s is None else str(s) for s in seqs]
+    return f"A seq {shown[0]} / B seq {shown[1]}"
 
 
 def _shape_json(shape: TimingShape | None) -> dict[str, Any] | None:
@@ -528,8 +611,18 @@ def to_json(diff: StreamDiff) -> dict[str, Any]:
     first = diff.first
     return {
         "same": diff.same,
-        "a": {"path": diff.left.path, "events": len(diff.left.events)},
-        "b": {"path": diff.right.path, "events": len(diff.right.events)},
+        "a": {
+            "path": diff.left.path,
+            "events": len(diff.left.events),
+            "framing": diff.left.framing,
+            "heartbeats_set_aside": diff.left.set_aside,
+        },
+        "b": {
+            "path": diff.right.path,
+            "events": len(diff.right.events),
+            "framing": diff.right.framing,
+            "heartbeats_set_aside": diff.right.set_aside,
+        },
         "first_divergence": None
         if first is None
         else {"index": first.index, "a": first.left, "b": first.right},

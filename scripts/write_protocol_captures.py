@@ -283,6 +283,135 @@ def bedrock_invoke() -> None:
     write("bedrock-invoke", "throttling-mid-stream", invoke_header(sonnet, ask), frames, "eof", 26)
 
 
+def model_header(provider: str, model: str, body: dict[str, Any]) -> dict[str, Any]:
+    """An invoke capture's header for a model other than Claude."""
+    return {**invoke_header(model, body), "provider": provider}
+
+
+def inner(document: dict[str, Any]) -> bytes:
+    """One invoke ``chunk`` carrying the model's own JSON object."""
+    return chunk_event(orjson.dumps(document))
+
+
+def cassette_messages(name: str) -> list[bytes]:
+    """The messages of a real cassette's response body in tests/fixtures/cassettes."""
+    import yaml
+
+    doc = yaml.safe_load((ROOT / "tests" / "fixtures" / "cassettes" / f"{name}.yaml").read_bytes())
+    body = doc["interactions"][0]["response"]["body"]["string"]
+    decoder = EventStreamDecoder()
+    frames = decoder.feed(body)
+    assert decoder.error is None and not decoder.close().pending_bytes, name
+    return [body[f.start : f.end] for f in frames]
+
+
+_METRICS = {"amazon-bedrock-invocationMetrics": {"inputTokenCount": 18, "outputTokenCount": 9,
+                                                  "invocationLatency": 412, "firstByteLatency": 190}}  # fmt: skip
+
+
+def bedrock_invoke_models() -> None:
+    """Llama, Titan, Nova, Cohere and Mistral behind invoke (fields from the Bedrock docs)."""
+    folder = "bedrock-invoke"
+    llama = "meta.llama3-8b-instruct-v1:0"
+    prompt = {
+        "prompt": "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi",
+        "max_gen_len": 64,
+    }
+    words = ["Hello", "!", " How", " can", " I", " help", "?"]
+    first = {"generation": words[0], "prompt_token_count": 18, "generation_token_count": 1,
+             "stop_reason": None}  # fmt: skip
+    middle = [inner({"generation": w, "prompt_token_count": None, "generation_token_count": i + 2,
+                     "stop_reason": None}) for i, w in enumerate(words[1:-1])]  # fmt: skip
+    last = {"generation": words[-1], "prompt_token_count": None, "generation_token_count": 7}
+    write(folder, "llama-text", model_header("bedrock-llama", llama, prompt), [
+        inner(first), *middle, inner({**last, "stop_reason": "stop", **_METRICS}),
+    ], "eof", 31)  # fmt: skip
+    write(folder, "llama-max-gen-len", model_header("bedrock-llama", llama, prompt), [
+        inner(first), *middle, inner({**last, "stop_reason": "length", **_METRICS}),
+    ], "eof", 32)  # fmt: skip
+    write(folder, "llama-interrupted", model_header("bedrock-llama", llama, prompt), [
+        inner(first), *middle,
+    ], "reset", 33)  # fmt: skip
+
+    titan = "amazon.titan-text-express-v1"
+    real = cassette_messages("openllmetry-titan-invoke-stream-guardrail-anonymized")
+    story = {"inputText": "tell me a very two sentence story and put the string 1234561666 into "
+             "the last sentence.", "textGenerationConfig": {"maxTokenCount": 8000, "temperature": 0.5}}  # fmt: skip
+    write(folder, "titan-guardrail-anonymized", model_header("bedrock-titan", titan, story), real,
+          "eof", 34)  # fmt: skip
+    blocked = cassette_messages("openllmetry-titan-invoke-stream-guardrail-blocked")
+    tennis = {"inputText": "How do I play tennis in Japan?",
+              "textGenerationConfig": {"maxTokenCount": 1000, "temperature": 0.5}}  # fmt: skip
+    write(folder, "titan-guardrail-blocked", model_header("bedrock-titan", titan, tennis), blocked,
+          "eof", 35)  # fmt: skip
+    write(folder, "titan-length", model_header("bedrock-titan", titan, tennis), [
+        inner({"outputText": "Tennis in Japan", "index": 0, "inputTextTokenCount": 8}),
+        inner({"outputText": " is played", "index": 0, "totalOutputTextTokenCount": 5,
+               "completionReason": "LENGTH", **_METRICS}),
+    ], "eof", 36)  # fmt: skip
+
+    nova = "us.amazon.nova-lite-v1:0"
+    camp = {
+        "schemaVersion": "messages-v1",
+        "messages": [{"role": "user", "content": [{"text": "A camping trip"}]}],
+    }
+    nova_end = [
+        inner({"messageStop": {"stopReason": "end_turn"}}),
+        inner({"metadata": {"usage": {"inputTokens": 30, "outputTokens": 12}, "metrics": {},
+                            "trace": {}}, **_METRICS}),
+    ]  # fmt: skip
+    write(folder, "nova-text", model_header("bedrock-nova", nova, camp), [
+        inner({"messageStart": {"role": "assistant"}}),
+        *(inner({"contentBlockDelta": {"delta": {"text": t}, "contentBlockIndex": 0}})
+          for t in ["On", " their", " first", " night", "."]),
+        inner({"contentBlockStop": {"contentBlockIndex": 0}}), *nova_end,
+    ], "eof", 37)  # fmt: skip
+    write(folder, "nova-tool-use", model_header("bedrock-nova", nova, camp), [
+        inner({"messageStart": {"role": "assistant"}}),
+        inner({"contentBlockStart": {"start": {"toolUse": {"toolUseId": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q",
+               "name": "get_weather"}}, "contentBlockIndex": 0}}),
+        inner({"contentBlockDelta": {"delta": {"toolUse": {"input": "{\"city\": "}}, "contentBlockIndex": 0}}),
+        inner({"contentBlockDelta": {"delta": {"toolUse": {"input": "\"Seattle\"}"}}, "contentBlockIndex": 0}}),
+        inner({"contentBlockStop": {"contentBlockIndex": 0}}),
+        inner({"messageStop": {"stopReason": "tool_use"}}), nova_end[1],
+    ], "eof", 38)  # fmt: skip
+
+    command = "cohere.command-text-v14"
+    ask = {"prompt": "Describe the purpose of a 'hello world' program in one line.", "max_tokens": 512,
+           "stream": True}  # fmt: skip
+    pieces = [" A", " 'hello world'", " program", " checks", " a setup", "."]
+    # Command (generate): each piece in generations[0], as AWS's Python example reads it.
+    write(folder, "cohere-command-text", model_header("bedrock-cohere", command, ask), [
+        *(inner({"generations": [{"text": t, "is_finished": False, "index": 0}]}) for t in pieces),
+        inner({"generations": [{"text": "", "is_finished": True, "finish_reason": "COMPLETE",
+                                "index": 0}], **_METRICS}),
+    ], "eof", 39)  # fmt: skip
+    write(folder, "cohere-command-error-toxic", model_header("bedrock-cohere", command, ask), [
+        inner({"generations": [{"text": " A", "is_finished": False, "index": 0}]}),
+        inner({"generations": [{"text": "", "is_finished": True, "finish_reason": "ERROR_TOXIC",
+                                "index": 0}], **_METRICS}),
+    ], "eof", 40)  # fmt: skip
+    command_r = "cohere.command-r-v1:0"
+    chat = {"message": "Describe the purpose of a 'hello world' program in one line."}
+    write(folder, "cohere-command-r-text", model_header("bedrock-cohere", command_r, chat), [
+        inner({"is_finished": False, "event_type": "stream-start", "generation_id": "0c9a"}),
+        *(inner({"is_finished": False, "event_type": "text-generation", "text": t}) for t in pieces),
+        inner({"is_finished": True, "event_type": "stream-end", "finish_reason": "COMPLETE",
+               "response": {"text": "".join(pieces)}, **_METRICS}),
+    ], "eof", 41)  # fmt: skip
+
+    mistral = "mistral.mistral-7b-instruct-v0:2"
+    condiment = {"prompt": "<s>[INST] What is your favourite condiment? [/INST]", "max_tokens": 64}
+    spoken = [" Lemon", " juice", ",", " freshly", " squeezed", "."]
+    outputs = [inner({"outputs": [{"text": t, "stop_reason": None}]}) for t in spoken[:-1]]
+    write(folder, "mistral-text", model_header("bedrock-mistral", mistral, condiment), [
+        *outputs, inner({"outputs": [{"text": spoken[-1], "stop_reason": "stop"}], **_METRICS}),
+    ], "eof", 42)  # fmt: skip
+    write(folder, "mistral-length", model_header("bedrock-mistral", mistral, condiment), [
+        *outputs, inner({"outputs": [{"text": spoken[-1], "stop_reason": "length"}], **_METRICS}),
+    ], "eof", 43)  # fmt: skip
+
+
 # -- Ollama -------------------------------------------------------------------
 
 
@@ -562,6 +691,7 @@ def ai_sdk_ui() -> None:
 WRITERS: dict[str, Callable[[], None]] = {
     "bedrock-converse": bedrock_converse,
     "bedrock-invoke": bedrock_invoke,
+    "bedrock-invoke-models": bedrock_invoke_models,
     "ollama": ollama,
     "cohere": cohere,
     "openai-completions": openai_completions,

@@ -148,10 +148,11 @@ def test_the_header_says_the_format_lost_timing_and_chunking() -> None:
     assert rec.chunks == [(0.0, rec.body)]  # one piece: the chunking is not invented
 
 
-def test_gzip_base64_json_array_gemini_becomes_one_sse_event_per_element() -> None:
+def test_gzip_base64_json_array_gemini_is_kept_as_a_json_array_one_frame_per_element() -> None:
     ((_, rec),) = read_file(GEMINI_ARRAY).recordings
     assert rec.header["imported"]["decoded"] == ["base64", "gzip"]
-    assert "JSON-array" in rec.header["imported"]["converted"]
+    assert rec.header["framing"] == "json-array"
+    assert rec.body.lstrip().startswith(b"[")
     result = inspector("frames", str(GEMINI_ARRAY))
     frames = [orjson.loads(line) for line in result.stdout.splitlines()]
     assert result.returncode == 0
@@ -300,6 +301,9 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
         "cassettes/openai-chat-tool-then-text.pydantic-ai-1.jsonl",
         "cassettes/openai-chat-tool-then-text.pydantic-ai-2.jsonl",
         "cassettes/openai-responses-reasoning-text.pydantic-ai.jsonl",
+        "cassettes/openllmetry-claude3-invoke-stream.jsonl",
+        "cassettes/openllmetry-titan-invoke-stream-guardrail-anonymized.jsonl",
+        "cassettes/openllmetry-titan-invoke-stream-guardrail-blocked.jsonl",
         "har/chrome-shape-anthropic.jsonl",
         *(f"har/chromium-playwright-four-providers-{i}.jsonl" for i in range(2, 7)),
         "real-longtail/cohere-v1-command-r.jsonl",

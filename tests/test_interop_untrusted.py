@@ -237,3 +237,13 @@ def test_a_folder_is_walked_without_recursion_and_without_following_links() -> N
         Path(levels[-1], "bottom.yaml").unlink(missing_ok=True)
         for level in reversed(levels):
             os.rmdir(level)
+
+
+def test_the_alias_budget_holds_for_all_documents_of_a_file_together() -> None:
+    from inspector.interop.yamlsafe import MAX_EXPANDED_CHARS, YamlError, load_yaml_documents
+
+    piece = "x" * (MAX_EXPANDED_CHARS // 3)
+    one = f"interactions: []\nnote: {piece}\n"
+    assert len(load_yaml_documents(one + "---\n" + one)) == 2
+    with pytest.raises(YamlError, match="in all"):
+        load_yaml_documents("---\n".join([one] * 4))

@@ -38,6 +38,7 @@ EXIT_USAGE: Final = 2
 PROVIDER_NAMES: Final = (
     "openai-chat", "openai-responses", "anthropic", "gemini",
     "bedrock-converse", "ollama", "cohere", "openai-completions", "ai-sdk-ui",
+    "bedrock-llama", "bedrock-titan", "bedrock-nova", "bedrock-cohere", "bedrock-mistral",
 )  # fmt: skip
 
 

@@ -24,12 +24,16 @@ def register(sub: Any) -> None:
             "capture per streamed response into DIR: "
             "NAME.jsonl, or NAME-N.jsonl when a file holds several (N is the interaction's "
             "place in the file); an existing file is never overwritten (the next free name is "
-            "used, and said). The provider comes from the request URL and body. These "
+            "used, and said). The body's frames decide the provider and framing (SSE, NDJSON, a "
+            "JSON array or a binary AWS event stream, as Bedrock sends); the request URL "
+            "and body only where the frames do not contradict them. These "
             "formats keep the body but not its timing or chunking: the capture says so "
             '("timed": false). Non-streaming interactions are skipped and listed. '
             "inspector open/events/check/frames also read these files directly (the first "
             "streamed response). Exit 0 when every file was imported, 1 when a file could "
-            "not be read or had nothing streamed, 2 on bad usage."
+            "not be read or had nothing streamed, 2 on bad usage. A file named on the "
+            "command line that is not a cassette or HAR file (a shell glob's stray) is "
+            "passed over with a note."
         ),
     )
     parser.add_argument(
@@ -48,8 +52,13 @@ def run(args: argparse.Namespace) -> int:
 
     status = EXIT_OK
     written = 0
+    strays = 0
     try:
         for outcome in import_files(args.paths, args.output):
+            if outcome.stray is not None:
+                say(outcome.stray)
+                strays += 1
+                continue
             if outcome.error is not None:
                 error(outcome.error)
                 status = EXIT_PROBLEM
@@ -72,5 +81,8 @@ def run(args: argparse.Namespace) -> int:
     except InteropError as exc:
         error(exc)
         return EXIT_USAGE
+    if strays and not written and status == EXIT_OK:
+        error("nothing imported: no input was a VCR cassette or HAR file")
+        status = EXIT_PROBLEM
     say(f"imported {written} stream(s) into {args.output}")
     return status

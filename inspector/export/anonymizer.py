@@ -23,6 +23,7 @@ from .options import ExportError
 from .pseudonyms import Pseudonymizer
 from .request import anonymize_header, scrub_text
 from .rewrite import Handover, RewriteError, rewrite_body
+from .rewrite.framed import FRAMED, rewrite_framed
 
 __all__ = ["Anonymized", "anonymize", "anonymize_body", "cut", "key_of"]
 
@@ -68,15 +69,22 @@ def anonymize_body(
     ``key``: the pseudonym key, when it was taken before the chunks were
     joined into pieces (it reads the chunks as recorded).
     """
+    from ..session import framing_of
+
     key = key_of(rec) if key is None else key
     ctx = Context(Pseudonymizer(key), mask_text=mask_text, keep_request=keep_request)
+    framing = framing_of(rec)
     whole_json = _starts_json(rec.chunks)
     body = Handover(rec.body)
     if consume:
         rec.chunks = []  # the handover then holds the body's only copy
     try:
-        # The rewriter frees the original body once read, before its own copies peak.
-        new_body = rewrite_body(body, ctx, whole_json=whole_json)
+        if framing in FRAMED:
+            # NDJSON lines, array elements, event-stream payloads: each its own document.
+            new_body = rewrite_framed(body.take(), framing, ctx)
+        else:
+            # The rewriter frees the original body once read, before its own copies peak.
+            new_body = rewrite_body(body, ctx, whole_json=whole_json)
     except RewriteError as exc:
         raise ExportError(
             f"{safe_path(rec.path)}: internal error while rewriting the stream: {exc}"

@@ -17,7 +17,8 @@ treatment          strings
                    ``metadata``) — masked unless ``--keep-request``
 ``JSON_TEXT``      tool arguments as JSON text: ``arguments``,
                    ``partial_json``, the ``delta`` of a ``*arguments.delta``
-                   event — string values masked with ``--text mask``
+                   event, the ``input`` string of a Bedrock ``toolUse`` delta
+                   — string values masked with ``--text mask``
 ``TEXT``           model text (:data:`TEXT_KEYS`) and every string inside an
                    arguments object (``args``, ``input``, ``arguments``) —
                    masked with ``--text mask``
@@ -80,12 +81,21 @@ TEXT_KEYS: Final = frozenset(
         "code", "output", "stdout", "stderr", "logs", "failed_generation", "revised_prompt",
         "transcript", "cited_text", "token", "query", "queries", "webSearchQueries",
         "renderedContent", "stringValue", "input", "error_message",
+        "outputText", "generation",
     }
 )  # fmt: skip
 # Numbers that spell text: logprob ``bytes`` are the UTF-8 bytes of a token.
 NUMBER_MASK_KEYS: Final = frozenset({"bytes"})
 # Fields that tell one text stream from another in the same position.
-_DISCRIMINATORS: Final = ("index", "output_index", "content_index", "summary_index", "item_id")
+_DISCRIMINATORS: Final = (
+    "index", "output_index", "content_index", "summary_index", "item_id", "contentBlockIndex",
+)  # fmt: skip
+#: Objects whose ``input`` string is tool arguments as JSON text (Bedrock Converse / Nova).
+JSON_INPUT_PARENTS: Final = frozenset({"toolUse"})
+#: Bedrock's guardrail assessment beside a model's event: policy names, actions and
+#: counts, kept — but for the text it quotes (the model's output, a matched span).
+GUARDRAIL_TRACE: Final = "amazon-bedrock-trace"
+GUARDRAIL_TEXT_KEYS: Final = frozenset({"modelOutput", "match"})
 
 
 def is_id_key(key: str) -> bool:
@@ -106,6 +116,9 @@ def classify(path: tuple[str | int, ...], parent: Any, root: Any) -> Treatment:
     ``parent`` is the object or array holding it and ``root`` the whole
     document, when the document parsed (None for one cut short).
     """
+    if path and path[0] == GUARDRAIL_TRACE:
+        quoted = any(step in GUARDRAIL_TEXT_KEYS for step in path)
+        return Treatment.TEXT if quoted else Treatment.KEEP
     # Inside an arguments object every string is an argument value.
     if any(step in ARGUMENT_OBJECT_KEYS for step in path[:-1]):
         return Treatment.TEXT
@@ -123,6 +136,8 @@ def classify(path: tuple[str | int, ...], parent: Any, root: Any) -> Treatment:
     if is_id_key(key):
         return Treatment.ID
     if key in JSON_TEXT_KEYS:
+        return Treatment.JSON_TEXT
+    if key == "input" and len(path) >= 2 and path[-2] in JSON_INPUT_PARENTS:
         return Treatment.JSON_TEXT
     if key == "delta":
         kind = root.get("type") if isinstance(root, Mapping) else None

@@ -7,9 +7,11 @@ streaming one into a :class:`~inspector.capture.Recording` whose header says
 what was lost (``"timed": false`` and ``imported.chunking``), so no view
 shows made-up timings.
 
-Which provider spoke is read from the request (URL path, then body shape);
-when neither tells, the header leaves it out and the frames decide, as for a
-raw SSE file.
+The body is kept as sent, in its own framing (SSE, NDJSON, a JSON array, an
+AWS event stream; :func:`framing_of_body`), and its frames decide which
+provider spoke (contract v1.1): the request's URL path and body shape are
+only a guess, dropped (and kept as ``imported.request_guess``) when the
+frames say otherwise.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import email.utils
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import orjson
 
@@ -30,7 +32,6 @@ __all__ = [
     "Exchange",
     "NotStreaming",
     "is_streaming",
-    "json_array_to_sse",
     "provider_of",
     "recorded_exchange",
     "section",
@@ -121,9 +122,22 @@ def structured_body(data: bytes | None) -> Any:
         return data.decode("utf-8", "replace")
 
 
+def _bedrock_provider(path: str) -> str | None:
+    # ConverseStream has one protocol; invoke carries the model's own, named by its id.
+    if path.endswith("/converse-stream"):
+        return "bedrock-converse"
+    from ..core.adapters.bedrock_invoke import inner_for_model, model_of_path
+
+    return inner_for_model(model_of_path(path))
+
+
 def provider_of(ex: Exchange) -> str | None:
     """The provider the request went to: URL path first, then the body's shape."""
-    path = urlsplit(ex.url).path.lower()
+    raw_path = urlsplit(ex.url).path
+    path = raw_path.lower()
+    bedrock = _bedrock_provider(raw_path)
+    if bedrock is not None:
+        return bedrock
     for matches, provider in _PATH_PROVIDERS:
         if matches(path):
             return provider
@@ -139,104 +153,57 @@ def provider_of(ex: Exchange) -> str | None:
     return None
 
 
-def provider_of_frames(body: bytes) -> str | None:
-    """The provider the body's first frames name (None: they name none, or it is not SSE)."""
+#: How much of a body its framing and provider are read from.
+_SNIFF: Final = 1 << 20
+
+
+def framing_of_body(ex: Exchange, body: bytes) -> str:
+    """The body's framing: its content type when that names one, else its first bytes."""
+    from ..core.framing import detect_framing
+
+    header = {"response": {"headers": dict(ex.response_headers)}}
+    return detect_framing(body[:4096], header)
+
+
+def provider_of_frames(body: bytes, framing: str = "sse") -> str | None:
+    """The provider the body's first frames name (None: they name none)."""
     from ..core.adapters import detect_provider
-    from ..core.sse import FrameDecoder
+    from ..core.framing import FramingError, decoder_for
 
-    decoder = FrameDecoder(max_line=1 << 20, max_frame=1 << 20)
-    return detect_provider(decoder.feed(body[: 1 << 20]))
+    decoder = decoder_for(framing, max_line=_SNIFF, max_frame=_SNIFF)
+    try:
+        frames = decoder.feed(body[:_SNIFF])
+    except FramingError:
+        return None  # damaged from its first frame: the capture's check will say where
+    return detect_provider(frames)
 
 
-def _is_gemini_json_stream(ex: Exchange) -> bool:
-    # streamGenerateContent without ?alt=sse streams one JSON array.
-    parts = urlsplit(ex.url)
-    alt = parse_qs(parts.query).get("alt", [""])[0]
-    return ":streamgeneratecontent" in parts.path.lower() and alt != "sse"
+#: Content types of the streamed framings (besides SSE's).
+_STREAM_TYPES: Final = (
+    "text/event-stream", "application/vnd.amazon.eventstream", "application/x-ndjson",
+    "application/ndjson", "application/jsonl",
+)  # fmt: skip
+#: URL path endings of streaming endpoints whose body is not SSE.
+_STREAM_PATHS: Final = ("/invoke-with-response-stream", "/converse-stream")
 
 
 def is_streaming(ex: Exchange) -> bool:
     """Whether the exchange is a streamed response (or the error answering a stream request)."""
-    if "text/event-stream" in ex.header("content-type").lower():
+    from ..core.framing.eventstream import prelude_valid
+
+    content_type = ex.header("content-type").lower()
+    if any(kind in content_type for kind in _STREAM_TYPES):
         return True
-    if ":streamgeneratecontent" in urlsplit(ex.url).path.lower():
+    path = urlsplit(ex.url).path.lower()
+    if ":streamgeneratecontent" in path or path.endswith(_STREAM_PATHS):
+        return True
+    if prelude_valid((ex.body or b"")[:12]):
         return True
     body = structured_body(ex.request_body)
     if isinstance(body, dict) and body.get("stream") is True:
         return True
     head = (ex.body or b"").lstrip()[:16]
     return head.startswith((b"data:", b"event:", b"id:", b": "))
-
-
-def json_array_to_sse(body: bytes) -> bytes:
-    """Gemini's JSON-array stream as SSE: one ``data:`` event per array element.
-
-    Each element keeps its exact text (a multi-line element becomes several
-    ``data:`` lines, which SSE joins back with newlines). An element cut off
-    at the end is written without its closing blank line, so it is not
-    dispatched and the stream reads as interrupted — as it was.
-    """
-    out = bytearray()
-    for element, complete in _array_elements(body):
-        for line in element.split(b"\n"):
-            out += b"data: " + line.rstrip(b"\r") + b"\n"
-        if complete:
-            out += b"\n"
-    return bytes(out)
-
-
-_OPEN: Final = frozenset(b"[{")
-_CLOSE: Final = frozenset(b"]}")
-_SPACE: Final = frozenset(b" \t\r\n")
-
-
-def _array_elements(body: bytes) -> list[tuple[bytes, bool]]:
-    """The top-level elements of a JSON array as byte slices, each with "complete"."""
-    n = len(body)
-    i = 0
-    while i < n and body[i] in _SPACE:
-        i += 1
-    if i >= n or body[i] != ord("["):
-        raise BodyError("the streamGenerateContent body is neither SSE nor a JSON array")
-    i += 1
-    found: list[tuple[bytes, bool]] = []
-    while True:
-        while i < n and (body[i] in _SPACE or body[i] == ord(",")):
-            i += 1
-        if i >= n or body[i] == ord("]"):
-            return found
-        start = i
-        depth = 0
-        in_string = False
-        done = False
-        while i < n:
-            byte = body[i]
-            if in_string:
-                if byte == ord("\\"):
-                    i += 2
-                    continue
-                if byte == ord('"'):
-                    in_string = False
-            elif byte == ord('"'):
-                in_string = True
-            elif byte in _OPEN:
-                depth += 1
-            elif byte in _CLOSE:
-                if depth == 0:
-                    done = True  # the array's own "]" right after a scalar element
-                    break
-                depth -= 1
-                if depth == 0:
-                    i += 1
-                    done = True
-                    break
-            elif byte == ord(",") and depth == 0:
-                done = True
-                break
-            i += 1
-        found.append((body[start:i].strip(), done))
-        if not done:
-            return found
 
 
 def _count_nodes(value: Any) -> int:
@@ -282,9 +249,38 @@ def _model(ex: Exchange, body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("model"), str):
         return str(body["model"])
     path = urlsplit(ex.url).path
+    from ..core.adapters.bedrock_invoke import model_of_path
+
+    invoked = model_of_path(path)
+    if invoked is not None:
+        return invoked
+    if path.endswith("/converse-stream") and "/model/" in path:
+        return unquote(path.rsplit("/model/", 1)[1].rsplit("/", 1)[0]) or None
     if "/models/" in path:
         return path.rsplit("/models/", 1)[1].split(":", 1)[0] or None
     return None
+
+
+def _decided(guessed: str | None, by_frames: str | None, framing: str, body: bytes) -> str | None:
+    """v1.1: the frames decide; a URL or request-body guess they contradict is dropped.
+
+    One guess stands without the frames' word: the model id of a Bedrock
+    invoke URL, when the frames are invoke ``chunk`` messages whose events no
+    shape names (a model's event the table does not know yet) — the frames
+    then do not contradict it, and the model id is the only witness.
+    """
+    if by_frames is not None or framing != "aws-eventstream" or guessed is None:
+        return by_frames
+    from ..core.adapters.bedrock_invoke import INNER
+    from ..core.framing import FramingError, decoder_for
+
+    if guessed not in INNER:
+        return None
+    try:
+        frames = decoder_for(framing).feed(body[:_SNIFF])
+    except FramingError:
+        return None
+    return guessed if frames and all(f.event == "chunk" for f in frames) else None
 
 
 def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
@@ -312,17 +308,14 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         raise BodyError(
             f"{what} {ex.index} ({ex.method} {ex.status}) streamed, but {keeper} kept no body"
         )
-    converted = None
     error_status = ex.status is not None and ex.status >= 400
-    json_stream = provider == "gemini" and _is_gemini_json_stream(ex) and ex.chunks is None
-    if json_stream and not error_status and body.lstrip()[:1] == b"[":
-        body = json_array_to_sse(body)
-        converted = "a JSON-array stream (no alt=sse), one data: event per element"
     request_body = structured_body(ex.request_body)
     guessed = provider
+    # Kept as sent, in its own framing: Gemini's streamGenerateContent without
+    # alt=sse is a JSON array (framing json-array), Bedrock's an AWS event stream.
+    framing = "sse" if error_status else framing_of_body(ex, body)
     if not error_status:
-        # v1.1: the frames decide; a URL or request-body guess they contradict is dropped.
-        provider = provider_of_frames(body)
+        provider = _decided(guessed, provider_of_frames(body, framing), framing, body)
     imported: dict[str, Any] = {
         "from": ex.fmt,
         "file": source,
@@ -333,8 +326,6 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     }
     if ex.decoded:
         imported["decoded"] = list(ex.decoded)
-    if converted:
-        imported["converted"] = converted
     if guessed is not None and guessed != provider:
         imported["request_guess"] = guessed  # what the URL / body suggested, overruled
     header: dict[str, Any] = {
@@ -344,6 +335,8 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
     }
     if provider is not None:
         header["provider"] = provider
+    if framing != "sse":
+        header["framing"] = framing
     header["endpoint"] = urlsplit(ex.url).path or None
     header["model"] = _model(ex, request_body)
     header["recorded_at"] = _recorded_at(ex)
@@ -358,7 +351,7 @@ def to_recording(ex: Exchange, source: str, total: int, path: str) -> Recording:
         header["timings"] = dict(ex.timings)
     header["timed"] = ex.chunks is not None
     header["imported"] = imported
-    if ex.chunks is not None and converted is None:
+    if ex.chunks is not None:
         chunks = list(ex.chunks)
         end_time = chunks[-1][0] if chunks else 0.0
     else:

@@ -14,9 +14,10 @@ __all__ = ["sniff_format"]
 _BOM: Final = b"\xef\xbb\xbf"
 # A YAML cassette's first key, after optional comments, a %YAML directive or "---".
 _YAML_CASSETTE: Final = re.compile(
-    rb"\A(?:\s*(?:#[^\n]*|%[^\n]*|---[ \t]*)?\n)*\s*(?:interactions|version)[ \t]*:"
+    rb"\A(?:\s*(?:#[^\n]*|%[^\n]*|---[ \t]*)?\n)*\s*"
+    rb"(?:http_interactions|interactions|version)[ \t]*:"  # (http_: Ruby's VCR)
 )
-_JSON_CASSETTE: Final = re.compile(rb'\A\s*\{\s*"(?:interactions|version)"\s*:')
+_JSON_CASSETTE: Final = re.compile(rb'\A\s*\{\s*"(?:http_interactions|interactions|version)"\s*:')
 _HAR: Final = re.compile(rb'\A\s*\{\s*"log"\s*:\s*\{')
 
 
@@ -25,7 +26,7 @@ def sniff_format(head: bytes) -> str | None:
     head = head.removeprefix(_BOM)
     if _HAR.match(head):
         return "har"
-    if _JSON_CASSETTE.match(head) and b'"interactions"' in head:
+    if _JSON_CASSETTE.match(head) and (b'"interactions"' in head or b'"http_interactions"' in head):
         return "vcr"
     match = _YAML_CASSETTE.match(head)
     if match is None:

@@ -1,15 +1,20 @@
-"""VCR cassettes (vcrpy, pytest-recording, pydantic-ai's ``parsed_body`` form): read and write.
+"""VCR cassettes (vcrpy, pytest-recording, pydantic-ai's ``parsed_body``, Ruby's VCR): read, write.
 
 A cassette is YAML (or JSON) ``{"version": 1, "interactions": [{"request":
-{...}, "response": {...}}]}``. Bodies appear as a plain string, as
-``{"string": ...}``, as ``!!binary`` base64 (bytes, often gzip with the
-``Content-Encoding`` header kept), or — in pydantic-ai's cassettes — as a
-structured ``parsed_body`` next to ``headers``. The YAML is read with
+{...}, "response": {...}}]}`` (Ruby's VCR: ``http_interactions``). Bodies
+appear as a plain string, as ``{"string": ...}``, as ``!!binary`` base64
+(bytes, often gzip with the ``Content-Encoding`` header kept; botocore's
+AWS event streams), as Ruby VCR's ``{"base64_string": ...}``, or — in
+pydantic-ai's cassettes — as a structured ``parsed_body`` next to
+``headers``. A YAML file of several documents (``---`` between them) holds
+the interactions of them all, in order. The YAML is read with
 :func:`~.yamlsafe.load_yaml`: Python tags are data, never code.
 """
 
 from __future__ import annotations
 
+import binascii
+from base64 import b64decode
 from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urlunsplit
@@ -20,7 +25,7 @@ import yaml
 from ..inputs import Recording
 from .exchange import Exchange, json_bytes, recorded_exchange
 from .limits import BodyError, DecodeBudget, decode_content
-from .yamlsafe import Inert, load_yaml
+from .yamlsafe import Inert, load_yaml_documents
 
 __all__ = ["VcrError", "read_vcr", "write_vcr"]
 
@@ -48,9 +53,16 @@ def _headers(raw: Any) -> dict[str, str]:
         if not isinstance(name, str):
             continue
         items = values if isinstance(values, list) else [values]
-        texts = [v if isinstance(v, str) else str(v) for v in items if isinstance(v, str | int)]
+        # botocore's headers are bytes, which vcrpy writes as !!binary.
+        texts = [_header_text(v) for v in items if isinstance(v, str | int | bytes)]
         out[name] = ", ".join(texts)
     return out
+
+
+def _header_text(value: str | int | bytes) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
 
 
 def _body_bytes(value: Any, what: str) -> bytes | None:
@@ -59,6 +71,11 @@ def _body_bytes(value: Any, what: str) -> bytes | None:
     if isinstance(value, Mapping):
         if "string" in value:
             return _body_bytes(value.get("string"), what)
+        if isinstance(value.get("base64_string"), str):  # Ruby VCR's binary bodies
+            try:
+                return b64decode("".join(value["base64_string"].split()), validate=True)
+            except binascii.Error as exc:
+                raise BodyError(f"the {what} body's base64_string is not base64 ({exc})") from None
         raise BodyError(f"the {what} body is a mapping without 'string'")
     if isinstance(value, bytes):
         return value
@@ -130,7 +147,8 @@ def _response_body(ex: Exchange, response: Mapping[str, Any], budget: DecodeBudg
         return body
     raw = response.get("body", response.get("content"))
     stored_as_bytes = isinstance(raw, bytes) or (
-        isinstance(raw, Mapping) and isinstance(raw.get("string"), bytes)
+        isinstance(raw, Mapping)
+        and (isinstance(raw.get("string"), bytes) or "base64_string" in raw)
     )
     data = _body_bytes(raw, "response")
     if data is None:
@@ -157,16 +175,25 @@ def _already_decoded(data: bytes, encodings: list[str]) -> bool:
     return last in ("gzip", "x-gzip") and not data.startswith(b"\x1f\x8b")
 
 
+def _interactions(doc: Any) -> Any:
+    """A cassette document's interactions (vcrpy's key, else Ruby VCR's)."""
+    if not isinstance(doc, Mapping):
+        return None
+    found = doc.get("interactions")
+    return found if found is not None else doc.get("http_interactions")
+
+
 def read_vcr(data: bytes, name: str) -> list[Exchange]:
     """Every interaction of a cassette, in order (raises :class:`VcrError`)."""
     stripped = data.lstrip()
     try:
-        doc = orjson.loads(data) if stripped[:1] == b"{" else load_yaml(data)
+        docs = [orjson.loads(data)] if stripped[:1] == b"{" else load_yaml_documents(data)
     except (ValueError, orjson.JSONDecodeError) as exc:
         raise VcrError(f"{name}: {exc}") from None
-    interactions = doc.get("interactions") if isinstance(doc, Mapping) else None
-    if not isinstance(interactions, list):
+    lists = [_interactions(doc) for doc in docs]
+    if not any(isinstance(found, list) for found in lists):
         raise VcrError(f"{name}: not a VCR cassette (no 'interactions' list)")
+    interactions = [item for found in lists if isinstance(found, list) for item in found]
     budget = DecodeBudget()
     exchanges = [_exchange(i, item, budget) for i, item in enumerate(interactions, start=1)]
     if budget.used > budget.total:

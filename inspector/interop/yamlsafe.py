@@ -29,7 +29,14 @@ import yaml
 
 from .limits import MAX_EXPANDED_CHARS, MAX_EXPANDED_NODES
 
-__all__ = ["MAX_EXPANDED_CHARS", "MAX_EXPANDED_NODES", "Inert", "YamlError", "load_yaml"]
+__all__ = [
+    "MAX_EXPANDED_CHARS",
+    "MAX_EXPANDED_NODES",
+    "Inert",
+    "YamlError",
+    "load_yaml",
+    "load_yaml_documents",
+]
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -148,3 +155,38 @@ def load_yaml(text: bytes | str) -> Any:
         raise YamlError("the YAML is nested too deeply to read") from None
     finally:
         loader.dispose()
+
+
+def load_yaml_documents(text: bytes | str) -> list[Any]:
+    """Every YAML document of ``text`` (``---`` between them), built by the safe rules above.
+
+    The alias budgets hold for all documents together: a file of many
+    documents is as bounded as one. Raises :class:`YamlError` as
+    :func:`load_yaml` does.
+    """
+    loader = _InertLoader(text)
+    documents: list[Any] = []
+    nodes = chars = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            more_nodes, more_chars = _expanded_size(node)
+            nodes, chars = nodes + more_nodes, chars + more_chars
+            if nodes > MAX_EXPANDED_NODES or chars > MAX_EXPANDED_CHARS:
+                raise YamlError(
+                    f"the YAML documents expand past {MAX_EXPANDED_NODES:,} values or "
+                    f"{MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text in all; not read"
+                )
+            documents.append(loader.construct_document(node))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise YamlError(f"not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise YamlError("the YAML is nested too deeply to read") from None
+    finally:
+        loader.dispose()
+    return documents

@@ -34,6 +34,12 @@ ADAPTERS: Final[dict[str, str]] = {
     "cohere": "cohere:CohereAdapter",
     "openai-completions": "openai_completions:OpenAICompletionsAdapter",
     "ai-sdk-ui": "ai_sdk_ui:AiSdkUiAdapter",
+    # Models behind Bedrock invoke whose events are their own (framing aws-eventstream).
+    "bedrock-llama": "bedrock_inner:BedrockLlamaAdapter",
+    "bedrock-titan": "bedrock_inner:BedrockTitanAdapter",
+    "bedrock-nova": "bedrock_inner:BedrockNovaAdapter",
+    "bedrock-cohere": "bedrock_inner:BedrockCohereAdapter",
+    "bedrock-mistral": "bedrock_inner:BedrockMistralAdapter",
 }
 
 PROVIDERS: Final = tuple(ADAPTERS)

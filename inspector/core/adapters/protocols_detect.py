@@ -8,8 +8,9 @@ provider              evidence in one frame
 ====================  =====================================================
 ``bedrock-converse``  an event-stream message whose ``:event-type`` is a
                       ConverseStream event (:data:`CONVERSE_EVENTS`)
-``anthropic``         an event-stream ``chunk`` whose ``bytes`` decode to an
-                      Anthropic event (Bedrock invoke with Claude)
+``anthropic``, …      an event-stream ``chunk`` whose ``bytes`` decode to an
+                      event of a model behind Bedrock invoke
+                      (:func:`.bedrock_invoke.inner_of_event`)
 ``ollama``            an object with ``model``, ``done`` and ``message`` or
                       ``response`` (a lone ``{"error": "text"}`` line tells
                       nothing: OpenAI-compatible servers send those too)
@@ -48,10 +49,6 @@ AI_SDK_TYPES: Final = frozenset(
      "reasoning-delta", "reasoning-end", "tool-input-start", "tool-input-delta",
      "tool-input-available", "tool-output-available", "source-url", "message-metadata"}
 )  # fmt: skip
-_ANTHROPIC_TYPES: Final = frozenset(
-    {"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-     "message_delta", "message_stop", "ping"}
-)  # fmt: skip
 
 
 def _event_stream(frame: Frame) -> str | None:
@@ -64,9 +61,9 @@ def _event_stream(frame: Frame) -> str | None:
         inner = orjson.loads(b64decode(payload["bytes"], validate=True))
     except (orjson.JSONDecodeError, binascii.Error, KeyError, TypeError, ValueError):
         return None
-    if isinstance(inner, Mapping) and inner.get("type") in _ANTHROPIC_TYPES:
-        return "anthropic"
-    return None
+    from .bedrock_invoke import inner_of_event
+
+    return inner_of_event(inner)
 
 
 def _by_shape(data: Mapping[str, Any]) -> str | None:

@@ -38,8 +38,10 @@ __all__ = [
     "encode_message",
     "event_name",
     "parse_headers",
+    "payload_span",
     "prelude_valid",
     "rebuild",
+    "with_payload",
 ]
 
 _PRELUDE: Final = struct.Struct(">III")
@@ -300,6 +302,23 @@ def encode_message(headers: list[tuple[str, Any]] | dict[str, Any], payload: byt
     raw_headers = b"".join(_encode_header(name, value) for name, value in items)
     total = 12 + len(raw_headers) + len(payload) + 4
     prelude = struct.pack(">II", total, len(raw_headers))
+    prelude += _U32.pack(crc32(prelude))
+    body = prelude + raw_headers + payload
+    return body + _U32.pack(crc32(body))
+
+
+def payload_span(message: bytes) -> tuple[int, int]:
+    """Where one whole message's payload sits in it: ``(start, end)``."""
+    headers_size = _PRELUDE.unpack_from(message, 0)[1]
+    return 12 + headers_size, len(message) - 4
+
+
+def with_payload(message: bytes, payload: bytes) -> bytes:
+    """``message`` (one whole, valid message) with another payload: same headers, new
+    total length, both CRC32s computed again (the encoder side of an export's rewrite)."""
+    headers_size = _PRELUDE.unpack_from(message, 0)[1]
+    raw_headers = message[12 : 12 + headers_size]
+    prelude = struct.pack(">II", 12 + headers_size + len(payload) + 4, headers_size)
     prelude += _U32.pack(crc32(prelude))
     body = prelude + raw_headers + payload
     return body + _U32.pack(crc32(body))

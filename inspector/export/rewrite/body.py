@@ -55,11 +55,14 @@ def rewrite_body(
     whole_json: bool = False,
     shortcuts: Shortcuts = FAST,
     untouched: bool = True,
+    documents: list[tuple[int, int]] | None = None,
 ) -> bytes:
     """The anonymized body: the same length, the same syntax, the same offsets.
 
     ``whole_json`` reads the body as JSON documents rather than SSE (an HTTP
-    error body). Counts and removed secrets go to ``ctx.ledger``.
+    error body); ``documents``, the spans of the JSON documents a body of
+    another framing holds (:mod:`.framed`). Counts and removed secrets go to
+    ``ctx.ledger``.
     ``shortcuts`` and ``untouched`` turn the fast paths of steps 1 and 2 off
     (the same output: the tests compare them).
     """
@@ -67,7 +70,7 @@ def rewrite_body(
         body = body.take()
     size = len(body)
     out = bytearray(body)
-    found = collect(body, ctx, whole_json=whole_json, shortcuts=shortcuts)
+    found = collect(body, ctx, whole_json=whole_json, shortcuts=shortcuts, documents=documents)
     del body  # every string is read: only the edited copy is needed from here on
     decided = decide(found, ctx, untouched=untouched)
     del found

@@ -102,15 +102,27 @@ class Collected:
 
 
 def collect(
-    body: bytes, ctx: Context, *, whole_json: bool = False, shortcuts: Shortcuts = FAST
+    body: bytes,
+    ctx: Context,
+    *,
+    whole_json: bool = False,
+    shortcuts: Shortcuts = FAST,
+    documents: list[tuple[int, int]] | None = None,
 ) -> Collected:
     """Every string of ``body`` the rewrite must decide, filed (step 1).
 
     ``whole_json`` reads the body as JSON documents rather than SSE (an HTTP
-    error body). ``ctx`` says whether text is masked and counts masked numbers.
+    error body); ``documents`` lists the byte spans of JSON documents to read
+    one by one, each its own root (an NDJSON line, an array element, an event
+    stream's payload), the body between them untouched. ``ctx`` says whether
+    text is masked and counts masked numbers.
     """
     collector = _Collector(body, ctx, shortcuts)
-    collector.read(whole_json)
+    if documents is not None:
+        for span in documents:
+            collector._value([span])
+    else:
+        collector.read(whole_json)
     return collector.found
 
 
