@@ -26,8 +26,6 @@ from inspector.serve.services import SERVICES
 from .conftest import CAPTURES
 from .framing_support import PROTOCOL_FOLDERS, protocol_captures
 
-botocore = pytest.importorskip("botocore.session")
-
 ES = "aws-eventstream"
 CONVERSE = CAPTURES / "bedrock-converse"
 INVOKE = CAPTURES / "bedrock-invoke"
@@ -67,9 +65,10 @@ def http(server: ReplayServer) -> Iterator[httpx.Client]:
 
 def bedrock(server: ReplayServer) -> Any:
     """botocore's own bedrock-runtime client, pointed at the replay server."""
+    session = pytest.importorskip("botocore.session")
     from botocore.config import Config
 
-    return botocore.get_session().create_client(
+    return session.get_session().create_client(
         "bedrock-runtime",
         region_name="us-east-1",
         endpoint_url=server.url,
@@ -335,7 +334,7 @@ def test_api_chat_is_the_ai_sdks_without_a_model_and_ollamas_with_one(http: http
 
 def test_an_sse_stall_sends_the_framings_keepalive_between_whole_events() -> None:
     assert keepalive("sse", "cohere") == b": ping\n\n"
-    assert keepalive("ndjson", "ollama-chat") is None
+    assert keepalive("ndjson", "ollama") is None
 
 
 def test_gemini_without_alt_sse_is_served_as_a_json_array_cut_between_elements(

@@ -293,14 +293,14 @@ def create_app(
 
     def chat_service(model: str | None) -> str:
         # Ollama and the AI SDK's useChat share /api/chat: see .services.
-        ollama = catalog.by_provider.get("ollama-chat", {})
+        ollama = catalog.by_provider.get("ollama", {})
         ai_sdk = catalog.by_provider.get("ai-sdk-ui", {})
         if not ai_sdk or (ollama and model is not None and model not in ai_sdk):
-            return "ollama-chat"
+            return "ollama"
         return "ai-sdk-ui"
 
     async def api_chat(request: Request) -> Response:
-        model, problem = await body_model(request, "ollama-chat")
+        model, problem = await body_model(request, "ollama")
         name = chosen(request, model)
         return problem or await play(request, chat_service(name), name)
 

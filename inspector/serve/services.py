@@ -16,7 +16,7 @@ service                 path                                            framing
 ``gemini``              ``/v1beta/models/{model}:streamGenerateContent``  SSE or JSON array
 ``bedrock-converse``    ``/model/{modelId}/converse-stream``            AWS event stream
 ``bedrock-invoke``      ``/model/{modelId}/invoke-with-response-stream``  AWS event stream
-``ollama-chat``         ``/api/chat``                                   NDJSON
+``ollama``         ``/api/chat``                                   NDJSON
 ``ollama-generate``     ``/api/generate``                               NDJSON
 ``cohere``              ``/v2/chat``                                    SSE
 ``ai-sdk-ui``           ``/api/chat``                                   SSE
@@ -77,7 +77,7 @@ SERVICES: Final[dict[str, Service]] = {
             "bedrock-invoke",
             ("aws-eventstream",),
         ),
-        Service("ollama-chat", "/api/chat", "ollama", ("ndjson",)),
+        Service("ollama", "/api/chat", "ollama", ("ndjson",)),
         Service("ollama-generate", "/api/generate", "ollama", ("ndjson",)),
         Service("cohere", "/v2/chat", "cohere"),
         Service("ai-sdk-ui", "/api/chat", "ai-sdk-ui"),
@@ -98,7 +98,7 @@ _ONE_PATH: Final[dict[str, str]] = {
 _BY_ENDPOINT: Final = (
     ("/invoke-with-response-stream", "bedrock-invoke"),
     ("/api/generate", "ollama-generate"),
-    ("/api/chat", "ollama-chat"),
+    ("/api/chat", "ollama"),
 )
 
 
@@ -108,8 +108,8 @@ def _ollama_path(first_chunks: Iterable[bytes]) -> str:
     try:
         first = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return "ollama-chat"
-    return "ollama-generate" if isinstance(first, dict) and "response" in first else "ollama-chat"
+        return "ollama"
+    return "ollama-generate" if isinstance(first, dict) and "response" in first else "ollama"
 
 
 def service_of(
