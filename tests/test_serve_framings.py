@@ -347,3 +347,88 @@ def test_gemini_without_alt_sse_is_served_as_a_json_array_cut_between_elements(
     first = http.post(target, params={"cut": "frame:1"}, json={}).content
     assert first == GEMINI_ARRAY[: frame_spans(GEMINI_ARRAY, "json-array")[1][0]]
     assert decoded(first, "gemini", "json-array").outcome.startswith("interrupted")
+
+
+# -- the general rules, on every capture of every framing (no network) ----------------------------
+
+
+def _framed_captures() -> list[tuple[bytes, str, str]]:
+    out = []
+    for path in [*protocol_captures()]:
+        rec = read_recording(path)
+        if rec.status is not None and rec.status >= 400:
+            continue
+        (entry,) = [e for es in load_catalog([path]).by_provider.values() for e in es.values()]
+        out.append((rec.body, entry.framing, rec.provider or ""))
+    return out
+
+
+FRAMED = _framed_captures()
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_a_cut_at_frame_k_is_exactly_the_first_k_frames_in_every_framing(
+    data: st.DataObject,
+) -> None:
+    body, framing, provider = data.draw(st.sampled_from(FRAMED))
+    spans = frame_spans(body, framing)
+    k = data.draw(st.integers(0, len(spans)))
+    size = data.draw(st.integers(1, 64))
+    chunks = [(0.0, body[i : i + size]) for i in range(0, len(body), size)]
+    got = sent(plan(chunks, Faults(cut=FrameAt(k)), speed=0, ping=None, framing=framing))
+    end = spans[k][0] if k < len(spans) else len(body)
+    assert got == body[:end]
+    # Cut before the frame that proves the end, it never reads as completed.
+    whole = decoded(body, provider, framing)
+    if whole.state == "completed":
+        terminal = whole.terminal_event
+        assert terminal is not None
+        proving = whole.frames[whole.frame_of_event(terminal["seq"] - 1)]
+        if end < proving.end:
+            assert decoded(got, provider, framing).state != "completed"
+
+
+EVENT_STREAMS = [c for c in FRAMED if c[1] == "aws-eventstream"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_corrupting_any_message_of_any_event_stream_fails_it_there_keeping_the_ones_before(
+    data: st.DataObject,
+) -> None:
+    body, framing, provider = data.draw(st.sampled_from(EVENT_STREAMS))
+    spans = frame_spans(body, framing)
+    k = data.draw(st.integers(0, len(spans) - 1))
+    damaged = sent(plan([(0.0, body)], Faults(corrupt=FrameAt(k)), speed=0, ping=None,
+                        framing=framing))  # fmt: skip
+    assert len(damaged) == len(body)
+    assert sum(a != b for a, b in zip(damaged, body, strict=True)) == 1
+    trace = decoded(damaged, provider, framing)
+    assert trace.outcome == "failed (protocol_error)"
+    assert f"at byte {spans[k][0]}" in trace.terminal_event["error"]["message"]
+    assert len(trace.frames) == k
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_stall_anywhere_on_a_framing_without_keepalives_sends_the_body_unchanged(
+    data: st.DataObject,
+) -> None:
+    body, framing, provider = data.draw(st.sampled_from(FRAMED))
+    where = data.draw(st.integers(0, len(body)))
+    ping = keepalive(framing, provider)
+    steps = plan([(0.0, body)], Faults(stall=1, stall_at=where, ping_every=0.5), speed=0,
+                 ping=ping, framing=framing)  # fmt: skip
+    assert sent(steps) == body
+    (stall,) = [s for s in steps if isinstance(s, Stall)]
+    assert (stall.ping is None) == (framing != "sse")
+
+
+def test_get_root_lists_the_new_endpoints_with_each_captures_framing(http: httpx.Client) -> None:
+    endpoints = http.get("/").json()["endpoints"]
+    converse = endpoints["/model/{modelId}/converse-stream"]["captures"]["tool-use"]
+    assert converse["framing"] == "aws-eventstream"
+    assert endpoints["/api/chat"]["provider"] == "ollama"
+    assert endpoints["/api/chat (ai-sdk-ui)"]["captures"]["text"]["framing"] == "sse"
+    assert "array-text" in endpoints["/v1beta/models/{model}:streamGenerateContent"]["captures"]
