@@ -61,7 +61,7 @@ from ..redact import SecretSet, redact_headers, redact_url
 from .recording import capture_name, create_capture_file, rewrite_header
 from .routes import Route, framing_of_response, provider_of_response
 
-__all__ = ["Described", "Flow", "FlowRequest", "describe_request", "is_event_stream"]
+__all__ = ["Described", "Flow", "FlowRequest", "describe_request"]
 
 Notify = Callable[[], None]
 
@@ -72,11 +72,6 @@ WAITING: Final = "waiting"
 STREAMING: Final = "streaming"
 #: A response that was forwarded without being recorded.
 PASSED: Final = "passed"
-
-
-def is_event_stream(headers: Mapping[str, str]) -> bool:  # (kept for its callers)
-    """Whether the response's content type is ``text/event-stream``."""
-    return headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
 
 
 def _body_for_header(body: bytes, max_json: int) -> Any:
