@@ -45,7 +45,13 @@ def _flow(provider: str, directory: Path | None) -> Flow:
 
 def _respond(flow: Flow, rec: Recording) -> None:
     status = rec.status or 200
-    flow.response(status, "HTTP/1.1", {"content-type": "text/event-stream"})
+    # The recorded content type: it says the framing (an event stream, NDJSON, SSE).
+    response = (rec.header or {}).get("response") or {}
+    recorded = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+    media = recorded.get("content-type", "text/event-stream")
+    if status < 400 and media == "application/json":
+        media = "text/event-stream"  # a raw .sse file's guess; only Gemini streams JSON arrays
+    flow.response(status, "HTTP/1.1", {"content-type": media})
 
 
 def _end(rec: Recording) -> TransportEnd:
@@ -123,6 +129,7 @@ async def test_following_a_flow_midway_gives_the_whole_trace_from_its_start(
     assert followed.capture is not None
     expected = load_trace(followed.capture)
     assert without_ids(trace.events) == without_ids(expected.events)
+    assert expected.outcome == load_trace(path).outcome  # read in the capture's own framing
 
 
 def test_a_flow_whose_capture_failed_cannot_be_followed(tmp_path: Path) -> None:

@@ -22,7 +22,9 @@ def register(sub: Any) -> None:
         description=(
             "Send one streaming request, record every chunk as it arrives, and print a "
             "one-line summary. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, "
-            "GEMINI_API_KEY / GOOGLE_API_KEY (or --api-key-env) and are never written. "
+            "GEMINI_API_KEY / GOOGLE_API_KEY, CO_API_KEY, OLLAMA_API_KEY (optional), "
+            "AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (SigV4) "
+            "(or --api-key-env) and are never written. "
             "Exit 0 completed; 1 failed or interrupted (HTTP error, transport, timeout); "
             "2 bad usage or missing key; 130 cancelled with Ctrl+C."
         ),

@@ -21,10 +21,12 @@ def register(sub: Any) -> None:
         help="serve captures as provider streaming endpoints, with faults on demand",
         description=(
             "Serve captures and raw SSE files (directories are searched like `inspector "
-            "check`) on the providers' streaming paths. A request's model picks the capture "
-            "by file name; GET / lists them. Faults per request: query parameters or an "
-            "X-Inspector-Fault header (cut, drop, reset, stall, stall_at, ping_every, chunk, "
-            "status, retry_after, speed): see docs/live.md."
+            "check`) on the providers' streaming paths, each in its own framing (SSE, NDJSON, "
+            "AWS event stream, JSON array). A request's model (or ?capture=NAME) picks the "
+            "capture by file name; GET / lists them. Faults per request: query parameters or "
+            "an X-Inspector-Fault header (cut, drop, reset, corrupt, stall, stall_at, "
+            "ping_every, chunk, status, retry_after, speed; places as bytes or frame:K): see "
+            "docs/live.md."
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")

@@ -50,6 +50,7 @@ from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
 from ..encodings import EncodingError, StreamDecoder
 from ..redact import SecretSet, redact_headers, redact_url
+from .framed_scrub import BodyScrubber, body_scrubber
 from .keys import is_loopback_url
 from .providers import LiveRequest
 from .recorder import CaptureSink
@@ -127,6 +128,8 @@ class LiveFeed:
         # this object, whatever encoding a server echoes it in.
         self.secrets = request_secret_set(request, api_key)
         self.scrubber = self.secrets.scrubber()
+        #: What a streamed body goes through before it is recorded: in its framing.
+        self._body: BodyScrubber = body_scrubber(self.scrubber, request.framing)
         self.sink = CaptureSink(capture)
         safe_url = self._safe(redact_url(request.url))
         self.exchange: dict[str, Any] = {
@@ -148,6 +151,8 @@ class LiveFeed:
             "response": None,
             "timings": self.exchange["timings"],
         }
+        if request.framing != "sse":
+            self.header["framing"] = request.framing
         # Live ids are random: the deterministic id of a file is a hash of all
         # its bytes, which are not known until the end.
         self.normalizer = Normalizer(
@@ -156,6 +161,7 @@ class LiveFeed:
             source=str(capture) if capture is not None else safe_url,
             header=self.header,
             keep_history=keep_history,
+            framing=request.framing,
         )
         self.trace: Trace | Summary = self.normalizer.trace
         self.trace.header = self.header  # the same dict: it fills in as the exchange goes
@@ -254,6 +260,12 @@ class LiveFeed:
         self.secrets.add_response_headers(response.headers.multi_items())
         if len(self.secrets) != before:
             self.scrubber = self.secrets.scrubber()
+            self._body = body_scrubber(self.scrubber, self.request.framing)
+        if response.status_code >= 400 and self.request.framing != "sse":
+            # An error response is an error document, not a stream: never framed
+            # (as inspector.session.framing_of reads the capture back).
+            self.normalizer.machine.framing = None
+            self.header.pop("framing", None)
         self.exchange["response"] = self.header["response"] = {
             "status": response.status_code,
             "http_version": response.http_version,
@@ -329,7 +341,7 @@ class LiveFeed:
 
     def _receive(self, data: bytes) -> None:
         t = self._arrived(data)
-        clean = self.scrubber.feed(data)
+        clean = self._body.feed(data)
         if clean:
             self.sink.chunk(t, clean)
             self._fed_at = t
@@ -353,11 +365,12 @@ class LiveFeed:
 
     def _release_held(self, time: float) -> None:
         """The end: bytes the scrubber held back (a possible key's start) go out now."""
-        rest = self.scrubber.flush()
+        error = self._status is not None and self._status >= 400
+        rest = self.scrubber.flush() if error else self._body.flush()
         if not rest:
             return
         self.sink.chunk(time, rest)
-        if self._status is not None and self._status >= 400:
+        if error:
             self.normalizer.receive_error_body(rest, time)
             self._error_body.append(rest)
         elif not self.normalizer.finished:

@@ -43,10 +43,14 @@ def exit_code(trace: Recorder, *, capped: bool = False) -> int:
     if capped:
         return 1
     terminal = trace.terminal_event
+    # Only a stop on our side is the user's: a server's own abort (the AI SDK's
+    # `abort` part, Cohere's USER_CANCEL) is also "cancelled", but it came over the wire.
+    stopped_here = trace.transport_end is not None and trace.transport_end.reason == "cancelled"
     if (
         terminal is not None
         and terminal["type"] == "stream.error"
         and terminal["error"]["category"] == "cancelled"
+        and stopped_here
     ):
         return EXIT_CANCELLED
     return EXIT_CODES.get(trace.state, 1)

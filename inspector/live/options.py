@@ -12,6 +12,7 @@ import argparse
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -21,7 +22,7 @@ import orjson
 
 from ..terminal import escape_char, escape_controls
 from .keys import MissingKey, resolve_key
-from .providers import PROVIDER_SPECS, RequestError, build_request
+from .providers import PROVIDER_SPECS, LiveRequest, RequestError, build_request
 from .timeouts import DEFAULT_PROGRESS_TIMEOUT, DEFAULT_TRANSPORT_TIMEOUT
 
 if TYPE_CHECKING:  # the feed brings httpx: imported when a feed is made, not for --help
@@ -218,6 +219,39 @@ def default_capture_path(provider: str, model: str, now: datetime | None = None)
     return Path(f"{provider}-{safe_model}-{stamp}.jsonl")
 
 
+def _aws_request(
+    args: argparse.Namespace, env: Mapping[str, str], draft: LiveRequest
+) -> tuple[str | None, LiveRequest]:
+    """Bedrock's request authenticated: a Bedrock API key (bearer), else SigV4 (:mod:`.aws`).
+
+    Returns the secret to keep out of everything written (the key, or the
+    SigV4 secret key) and the request. Raises :class:`MissingKey` when there is
+    neither and the server is not on loopback.
+    """
+    from .aws import BEARER_ENV, SigningUnavailable, credentials_from, region_from, sign_sigv4
+    from .keys import is_loopback_url
+
+    bearer = env.get(args.api_key_env or BEARER_ENV, "")
+    if args.api_key_env and not bearer:
+        raise MissingKey(f"--api-key-env {args.api_key_env}: the variable is not set")
+    if bearer:
+        # (an Authorization of the user's own, from --header, is sent as given)
+        headers = {"authorization": f"Bearer {bearer}", **draft.headers}
+        return bearer, replace(draft, headers=headers)
+    credentials = credentials_from(env)
+    if credentials is not None:
+        try:
+            return credentials.secret_key, sign_sigv4(draft, credentials, region_from(env))
+        except SigningUnavailable as exc:
+            raise MissingKey(str(exc)) from None
+    if is_loopback_url(draft.url):
+        return None, draft
+    raise MissingKey(
+        f"no credentials for {args.provider}: set {BEARER_ENV} (a Bedrock API key), or "
+        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (SigV4, with botocore installed)"
+    )
+
+
 def feed_from_args(
     args: argparse.Namespace,
     environ: Mapping[str, str] | None = None,
@@ -239,7 +273,13 @@ def feed_from_args(
     headers = [parse_header(h) for h in args.header]
     if args.base_url is not None:
         check_base_url(args.base_url)
+    spec = PROVIDER_SPECS[args.provider]
+    base_url = args.base_url
     try:
+        if spec.signer == "aws" and base_url is None:
+            from .aws import bedrock_base_url
+
+            base_url = bedrock_base_url(env)
         # Built once without the key to learn the URL, which decides whether a key is needed.
         draft = build_request(
             args.provider,
@@ -247,27 +287,26 @@ def feed_from_args(
             prompt=args.prompt,
             body=body,
             tools=tools,
-            base_url=args.base_url,
+            base_url=base_url,
             headers=headers,
         )
-        key = resolve_key(
-            args.provider,
-            PROVIDER_SPECS[args.provider].key_env,
-            env,
-            explicit_env=args.api_key_env,
-            url=draft.url,
-        )
-        request = build_request(
-            args.provider,
-            model=args.model,
-            prompt=args.prompt,
-            body=body,
-            tools=tools,
-            base_url=args.base_url,
-            headers=headers,
-            api_key=key,
-        )
-    except (RequestError, MissingKey) as exc:
+        if spec.signer == "aws":
+            key, request = _aws_request(args, env, draft)
+        else:
+            key = resolve_key(
+                args.provider, spec.key_env, env, explicit_env=args.api_key_env, url=draft.url
+            )
+            request = build_request(
+                args.provider,
+                model=args.model,
+                prompt=args.prompt,
+                body=body,
+                tools=tools,
+                base_url=base_url,
+                headers=headers,
+                api_key=key,
+            )
+    except (RequestError, MissingKey, ValueError) as exc:
         raise UsageError(str(exc)) from None
     # A model that is a key (or a key's shape) never names a file.
     model = request_secret_set(request, key).clean(request.model or "")

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import quote, urlsplit
 
+from . import protocol_bodies as pb
+
 __all__ = [
     "PROVIDER_SPECS",
     "LiveRequest",
@@ -46,6 +48,8 @@ class LiveRequest:
     url: str
     headers: dict[str, str]
     body: dict[str, Any]
+    #: How the response body is framed (``sse``, ``ndjson``, ``aws-eventstream``).
+    framing: str = "sse"
 
     @property
     def endpoint(self) -> str:
@@ -130,6 +134,17 @@ class ProviderSpec:
     tool: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     #: Whether the body carries ``model`` and ``stream`` (Gemini: neither).
     body_has_model: bool = True
+    #: The adapter that reads the stream, when it is not the row's name.
+    adapter: str | None = None
+    #: How the response body is framed.
+    framing: str = "sse"
+    #: Whether a request must name a model (an AI SDK route chooses its own).
+    needs_model: bool = True
+    #: Where the tools go in the body (Converse: ``toolConfig.tools``).
+    tools_at: tuple[str, ...] = ("tools",)
+    #: How the request is authenticated: ``key`` (``auth`` with the key) or ``aws``
+    #: (a Bedrock API key, else SigV4: :mod:`.aws`).
+    signer: str = "key"
 
 
 def _openai(
@@ -169,6 +184,84 @@ PROVIDER_SPECS: Final[dict[str, ProviderSpec]] = {
         query="alt=sse",
         tool=None,  # one Tool object holding every declaration: see tools_for
         body_has_model=False,
+    ),
+    # The protocols beyond the v1 four (bodies: .protocol_bodies; Bedrock's auth: .aws).
+    "bedrock-converse": ProviderSpec(
+        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",  # the region's: .aws
+        path="/model/{model}/converse-stream",
+        query="",
+        key_env=("AWS_BEARER_TOKEN_BEDROCK",),
+        auth=_auth_bearer,
+        body=pb.body_bedrock_converse,
+        headers={"accept": "application/vnd.amazon.eventstream"},
+        tool=pb.tool_bedrock_converse,
+        body_has_model=False,
+        framing="aws-eventstream",
+        tools_at=("toolConfig", "tools"),
+        signer="aws",
+    ),
+    "bedrock-invoke": ProviderSpec(
+        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        path="/model/{model}/invoke-with-response-stream",
+        query="",
+        key_env=("AWS_BEARER_TOKEN_BEDROCK",),
+        auth=_auth_bearer,
+        body=pb.body_bedrock_invoke,
+        headers={"accept": "application/vnd.amazon.eventstream"},
+        tool=_tool_anthropic,
+        body_has_model=False,
+        adapter="anthropic",  # Claude's events, unwrapped from the event stream's chunks
+        framing="aws-eventstream",
+        signer="aws",
+    ),
+    "ollama": ProviderSpec(
+        base_url="http://127.0.0.1:11434",
+        path="/api/chat",
+        query="",
+        key_env=("OLLAMA_API_KEY",),  # none locally; ollama.com's hosted API takes a bearer
+        auth=_auth_bearer,
+        body=pb.body_ollama_chat,
+        headers={"accept": "application/x-ndjson"},
+        tool=_tool_chat,
+        framing="ndjson",
+    ),
+    "ollama-generate": ProviderSpec(
+        base_url="http://127.0.0.1:11434",
+        path="/api/generate",
+        query="",
+        key_env=("OLLAMA_API_KEY",),
+        auth=_auth_bearer,
+        body=pb.body_ollama_generate,
+        headers={"accept": "application/x-ndjson"},
+        adapter="ollama",
+        framing="ndjson",
+    ),
+    "cohere": ProviderSpec(
+        base_url="https://api.cohere.com",
+        path="/v2/chat",
+        query="",
+        key_env=("CO_API_KEY", "COHERE_API_KEY"),
+        auth=_auth_bearer,
+        body=pb.body_cohere,
+        tool=_tool_chat,
+    ),
+    "openai-completions": ProviderSpec(
+        base_url="https://api.openai.com",
+        path="/v1/completions",
+        query="",
+        key_env=("OPENAI_API_KEY",),
+        auth=_auth_bearer,
+        body=pb.body_completions,
+    ),
+    "ai-sdk-ui": ProviderSpec(
+        base_url="http://127.0.0.1:3000",  # the app's own route (`next dev`'s port)
+        path="/api/chat",
+        query="",
+        key_env=(),  # the app's own auth, if any: --header
+        auth=_auth_bearer,
+        body=pb.body_ai_sdk_ui,
+        body_has_model=False,
+        needs_model=False,
     ),
 }
 
@@ -215,7 +308,8 @@ def tools_for(provider: str, tools: Any) -> list[Any]:
     if provider == "gemini":
         declarations = [dict(t) for t in neutral]
         return native + ([{"functionDeclarations": declarations}] if declarations else [])
-    assert spec.tool is not None
+    if spec.tool is None:
+        raise RequestError(f"--tools is not supported for {provider}; put them in --request")
     return [spec.tool(t) for t in neutral] + native
 
 
@@ -249,15 +343,20 @@ def build_request(
     else:
         chosen = model
         out = {}
-    if not chosen:
+    if not chosen and spec.needs_model:
         raise RequestError(f"{provider} needs a model: pass --model NAME")
+    chosen = chosen or ""
     if prompt is not None:
         out = spec.body(chosen, prompt)
     elif spec.body_has_model:
         out["model"] = chosen
         out["stream"] = True
     if tools is not None:
-        out["tools"] = tools_for(provider, tools)
+        *outer, last = spec.tools_at
+        place = out
+        for key in outer:
+            place = place.setdefault(key, {})
+        place[last] = tools_for(provider, tools)
     url = join_url(
         base_url or spec.base_url, spec.path.format(model=quote(chosen, safe="")), spec.query
     )
@@ -272,4 +371,4 @@ def build_request(
         sent.update(spec.auth(api_key))
     for name, value in headers:
         sent[name.strip().lower()] = value.strip()
-    return LiveRequest(provider, chosen, "POST", url, sent, out)
+    return LiveRequest(spec.adapter or provider, chosen, "POST", url, sent, out, spec.framing)

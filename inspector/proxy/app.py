@@ -29,6 +29,7 @@ the upstream request is closed and the capture says ``cancelled``.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Final
@@ -53,7 +54,7 @@ from .connections import ClientConnections, break_connection, reset_now
 from .flow import Described, Flow, FlowRequest, describe_request
 from .headers import request_headers, response_headers
 from .log import FlowLog
-from .routes import UPSTREAMS, Route, resolve
+from .routes import Route, resolve, upstreams
 from .target import BadTarget, Upstream, build_url, normalize_path, origin_form
 
 __all__ = [
@@ -225,7 +226,7 @@ def create_app(
     limits = settings.limits
     budget = BodyBudget(limits.max_pending)
     override = Upstream.parse(settings.upstream) if settings.upstream is not None else None
-    families = {family: Upstream.parse(url) for family, url in UPSTREAMS.items()}
+    families = {family: Upstream.parse(url) for family, url in upstreams(os.environ).items()}
 
     async def relay(
         upstream: httpx.Response, flow: Flow, url: str, peer: Peer

@@ -9,15 +9,18 @@ body, *after* it was forwarded to the app) and :meth:`Flow.finish` (how the
 transport ended). The flow never does network I/O and never raises for
 anything the upstream sent.
 
-A response on one of the four streaming endpoints is recorded when it is an
-event stream, or an error status (whose body the provider's adapter
-classifies). Anything else — a non-streaming completion, a model list — is
-forwarded untouched and not recorded: a capture holds an SSE stream.
+A response on one of the streaming endpoints is recorded when it is a
+stream — SSE, NDJSON, the AWS event stream, Gemini's JSON array, by its
+content type (:func:`~.routes.framing_of_response`) — or an error status
+(whose body the provider's adapter classifies). Anything else — a
+non-streaming completion, a model list — is forwarded untouched and not
+recorded.
 
 Recording is write-through: each chunk goes to the capture (flushed) the
 moment it is forwarded, after :class:`~inspector.redact.spellings.SecretScrubber`
 removed every credential the request carried, in any spelling the upstream
-may echo it in. The same scrubbed bytes feed a sans-IO
+may echo it in (an event stream a whole message at a time, so it stays
+decodable: :mod:`inspector.live.framed_scrub`). The same scrubbed bytes feed a sans-IO
 :class:`~inspector.core.normalizer.Normalizer`, so a view can follow the
 stream live; :class:`Flow` is a :class:`~inspector.feeds.Feed` for that. When
 the flow ends its trace and the request body are dropped (:attr:`Flow.trace`
@@ -53,11 +56,12 @@ from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
 from ..encodings import EncodingError, StreamDecoder, UndecodableEncoding
 from ..live.feed import MAX_ERROR_BODY
+from ..live.framed_scrub import BodyScrubber, body_scrubber
 from ..redact import SecretSet, redact_headers, redact_url
 from .recording import capture_name, create_capture_file, rewrite_header
-from .routes import Route
+from .routes import Route, framing_of_response, provider_of_response
 
-__all__ = ["Described", "Flow", "FlowRequest", "describe_request", "is_event_stream"]
+__all__ = ["Described", "Flow", "FlowRequest", "describe_request"]
 
 Notify = Callable[[], None]
 
@@ -68,11 +72,6 @@ WAITING: Final = "waiting"
 STREAMING: Final = "streaming"
 #: A response that was forwarded without being recorded.
 PASSED: Final = "passed"
-
-
-def is_event_stream(headers: Mapping[str, str]) -> bool:
-    """Whether the response's content type is ``text/event-stream``."""
-    return headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
 
 
 def _body_for_header(body: bytes, max_json: int) -> Any:
@@ -154,6 +153,9 @@ class Flow:
         #: The path only: a query may carry a key.
         self.path = request.path
         self.provider = route.provider
+        self.route = route
+        #: How the recorded body is framed: known once the response's headers arrive.
+        self.framing = "sse"
         #: This exchange's credentials (its own: nothing is shared between exchanges).
         self.secrets = (
             secrets_seen
@@ -164,6 +166,7 @@ class Flow:
         self.model = self.secrets.clean(model) if model else model
         self.directory = directory
         self.scrubber = self.secrets.scrubber()
+        self._body: BodyScrubber = self.scrubber
         self._decoder: StreamDecoder | None = None
         self.started_at = datetime.now(UTC)
         self.status: int | None = None
@@ -236,10 +239,11 @@ class Flow:
         except UnreadableInput:
             return None
         whole = Normalizer(
-            normalizer.adapter.provider,
+            self.provider or normalizer.adapter.provider,
             normalizer.trace.stream_id,
             source=normalizer.trace.source,
             header=self._header(),
+            framing=self._framing_read(),
         )
         if self.status is not None and self.status >= 400:
             for time_, data in recording.chunks:
@@ -305,7 +309,12 @@ class Flow:
         self.exchange["response"] = self.secrets.clean_value(
             {"status": status, "http_version": http_version, "headers": redact_headers(headers)}
         )
-        if self.provider is not None and (status >= 400 or is_event_stream(headers)):
+        framing = framing_of_response(self.route, headers)
+        if self.provider is not None and (status >= 400 or framing is not None):
+            if status < 400 and framing is not None:
+                self.framing = framing
+                self.provider = provider_of_response(self.route, framing)
+            self._body = body_scrubber(self.scrubber, self.framing)
             self._open()
             self.state = STREAMING
             self._decode_as(headers.get("content-encoding"))
@@ -319,7 +328,7 @@ class Flow:
         self._timing("first_byte", time_)
         self.exchange["timings"]["last_byte"] = round(time_, 6)
         if self.normalizer is not None:
-            self._record(time_, self.scrubber.feed(self._within_budget(self._decoded(data))))
+            self._record(time_, self._body.feed(self._within_budget(self._decoded(data))))
             self._stop_if_undecodable()
         self._notify()
 
@@ -352,7 +361,7 @@ class Flow:
         normalizer = self.normalizer
         if normalizer is not None:
             rest = self._decoded(b"", end=True)
-            self._record(self.duration, self.scrubber.feed(rest) + self.scrubber.flush())
+            self._record(self.duration, self._body.feed(rest) + self._body.flush())
             self._stop_if_undecodable()
             normalizer = self.normalizer  # None once decoding stopped the capture
         if normalizer is not None:
@@ -383,7 +392,7 @@ class Flow:
     # -- recording ---------------------------------------------------------------
 
     def _header(self) -> dict[str, Any]:
-        return {
+        header = {
             "provider": self.provider,
             "endpoint": self.path,
             "model": self.model,
@@ -392,6 +401,13 @@ class Flow:
             "response": self.exchange["response"],
             "timings": self.exchange["timings"],
         }
+        if self.framing != "sse":
+            header["framing"] = self.framing
+        return header
+
+    def _framing_read(self) -> str:
+        # An error body is an error document, never framed (as session.framing_of reads it).
+        return "sse" if self.status is not None and self.status >= 400 else self.framing
 
     def _open(self) -> None:
         assert self.provider is not None
@@ -402,6 +418,7 @@ class Flow:
             header=self._header(),
             # Bounded unless nothing is written that a view could rebuild it from.
             keep_history=self.directory is None,
+            framing=self._framing_read(),
         )
         self.trace = self.normalizer.trace
         if self.directory is None:

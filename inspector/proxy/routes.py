@@ -1,7 +1,10 @@
 """Where a request goes: the upstream for its path, and which protocol it speaks.
 
-One table, :data:`STREAM_ROUTES`, names the four streaming endpoints the
-proxy records (the same paths ``inspector serve`` answers on). Any other
+One table, :data:`STREAM_ROUTES`, names the streaming endpoints the proxy
+records (the same paths ``inspector serve`` answers on: a test checks they
+agree). Which framing a recorded response is in comes from its content type
+(:func:`framing_of_response`); ``/api/chat`` is Ollama's unless the response
+is SSE, which is the AI SDK's UI message stream. Any other
 request is still forwarded — an SDK also lists models, counts tokens, uploads
 files — to the upstream its path or headers point at (:data:`UPSTREAMS`), but
 it is not recorded: there is no adapter for it.
@@ -14,6 +17,7 @@ Nothing here does I/O.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,13 +26,27 @@ from urllib.parse import unquote
 
 import orjson
 
-__all__ = ["STREAM_ROUTES", "UPSTREAMS", "Route", "model_of", "recipe", "resolve", "upstream_url"]
+__all__ = [
+    "STREAM_ROUTES",
+    "UPSTREAMS",
+    "Route",
+    "framing_of_response",
+    "model_of",
+    "provider_of_response",
+    "recipe",
+    "resolve",
+    "upstream_url",
+    "upstreams",
+]
 
 #: The real services, by the protocol family a request belongs to.
 UPSTREAMS: Final[dict[str, str]] = {
     "openai": "https://api.openai.com",
     "anthropic": "https://api.anthropic.com",
     "google": "https://generativelanguage.googleapis.com",
+    "bedrock": "https://bedrock-runtime.us-east-1.amazonaws.com",  # the region's: upstreams()
+    "ollama": "http://127.0.0.1:11434",
+    "cohere": "https://api.cohere.com",
 }
 
 #: (path pattern, provider, upstream family). Gemini's model is in the path;
@@ -42,7 +60,23 @@ STREAM_ROUTES: Final[tuple[tuple[re.Pattern[str], str, str], ...]] = (
         "gemini",
         "google",
     ),
+    (re.compile(r"/v1/completions"), "openai-completions", "openai"),
+    (re.compile(r"/model/(?P<model>[^/]+)/converse-stream"), "bedrock-converse", "bedrock"),
+    # Claude's own events inside the event stream: read by the Anthropic adapter.
+    (re.compile(r"/model/(?P<model>[^/]+)/invoke-with-response-stream"), "anthropic", "bedrock"),
+    (re.compile(r"/api/chat"), "ollama", "ollama"),
+    (re.compile(r"/api/generate"), "ollama", "ollama"),
+    (re.compile(r"/v2/chat"), "cohere", "cohere"),
 )
+
+#: Response media type -> the framing it is recorded in; the Gemini stream without
+#: ``alt=sse`` is ``application/json`` (one JSON array).
+_STREAM_TYPES: Final[dict[str, str]] = {
+    "text/event-stream": "sse",
+    "application/vnd.amazon.eventstream": "aws-eventstream",
+    "application/x-ndjson": "ndjson",
+    "application/ndjson": "ndjson",
+}
 
 #: A request that is not one of the streaming endpoints goes by these hints
 #: (first match wins); OpenAI is the default, as most compatible servers are.
@@ -58,10 +92,38 @@ class Route:
     #: ``openai-chat``, ``openai-responses``, ``anthropic``, ``gemini``, or None
     #: for a request the proxy forwards without recording.
     provider: str | None
-    #: ``openai``, ``anthropic`` or ``google``.
+    #: ``openai``, ``anthropic``, ``google``, ``bedrock``, ``ollama`` or ``cohere``.
     family: str
     #: Gemini's model, from the path (the others carry it in the body).
     path_model: str | None = None
+
+
+def upstreams(environ: Mapping[str, str]) -> dict[str, str]:
+    """:data:`UPSTREAMS` with Bedrock's endpoint in the region of ``AWS_REGION``
+    (or ``AWS_DEFAULT_REGION``); a value that is no region name keeps the default."""
+    from ..live.aws import bedrock_base_url
+
+    table = dict(UPSTREAMS)
+    with contextlib.suppress(ValueError):
+        table["bedrock"] = bedrock_base_url(environ)
+    return table
+
+
+def framing_of_response(route: Route, headers: Mapping[str, str]) -> str | None:
+    """The framing a response on ``route`` streams in, or None when it is no stream
+    (``headers`` with lower-case names)."""
+    media = headers.get("content-type", "").split(";")[0].strip().lower()
+    if media == "application/json" and route.provider == "gemini":
+        return "json-array"
+    return _STREAM_TYPES.get(media)
+
+
+def provider_of_response(route: Route, framing: str | None) -> str | None:
+    """Which adapter reads the response: the route's, except SSE on Ollama's ``/api/chat``
+    (the AI SDK's ``useChat`` posts there too, and is answered in SSE)."""
+    if route.family == "ollama" and framing == "sse":
+        return "ai-sdk-ui"
+    return route.provider
 
 
 def resolve(method: str, path: str, headers: Mapping[str, str]) -> Route:

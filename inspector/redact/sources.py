@@ -168,9 +168,17 @@ _ENV_LAST_WORDS: Final = frozenset({"key", "token", "secret", "password", "passw
                                     "pwd", "credentials", "credential", "apikey"})  # fmt: skip
 
 
+#: Credential variables whose name ends in another word: Bedrock's API key.
+_ENV_NAMES: Final = frozenset({"AWS_BEARER_TOKEN_BEDROCK"})
+
+
 def environ_secrets(environ: Mapping[str, str]) -> Found:
-    """Values of environment variables named like keys (see :data:`_ENV_LAST_WORDS`)."""
+    """Values of environment variables named like keys (see :data:`_ENV_LAST_WORDS`),
+    and of :data:`_ENV_NAMES`."""
     for name, value in environ.items():
+        if value and name in _ENV_NAMES:
+            yield f"env:{name}", value
+            continue
         words = name_words(name)
         if value and words and words[-1] in _ENV_LAST_WORDS and is_credential_name(name):
             yield f"env:{name}", value

@@ -1,9 +1,11 @@
 """The replay server's ASGI app (Starlette): provider endpoints that play recordings.
 
-``POST`` to a provider's streaming path plays the recording the request's
-``model`` names (Gemini: the model in the path), with its recorded timing
+``POST`` to a provider's streaming path (:mod:`.services`) plays the
+recording the request's ``model`` names (Gemini and Bedrock: the model in
+the path), in its own framing and content type, with its recorded timing
 divided by the speed, its recorded status and headers, and any faults the
-request asked for (:mod:`.faults`). ``GET /`` lists what is served.
+request asked for (:mod:`.faults`, on the framing's frame boundaries).
+``GET /`` lists what is served.
 
 A TCP reset needs the connection's socket, which ASGI does not expose:
 :class:`Connections` is filled by the uvicorn protocol in :mod:`.runner`
@@ -43,7 +45,7 @@ from ..net.offload import JsonTooLarge
 from ..redact.messages import clean_message
 from ..terminal import escape_controls
 from .catalog import ENDPOINTS, Catalog
-from .errors import RETRY_AFTER_STATUSES, error_body
+from .errors import RETRY_AFTER_STATUSES, error_body, error_headers
 from .faults import (
     FAULT_HEADER,
     FAULTS,
@@ -56,9 +58,13 @@ from .faults import (
     iter_plan,
     parse_faults,
 )
+from .framings import COMMENT_KEEPALIVE, KEEPALIVES, keepalive
 from .headers import SafeHeaders, replayed_headers
+from .services import SERVICES
 
 __all__ = [
+    "CAPTURE_PARAM",
+    "COMMENT_KEEPALIVE",
     "DEFAULT_MAX_BODY",
     "KEEPALIVES",
     "Connections",
@@ -68,11 +74,6 @@ __all__ = [
     "kernel_unsent",
     "recorded_close",
 ]
-
-#: What a stall sends to keep the line warm: the provider's own ping where it
-#: has one, else an SSE comment (valid for every provider).
-KEEPALIVES: Final[dict[str, bytes]] = {"anthropic": b'event: ping\ndata: {"type": "ping"}\n\n'}
-COMMENT_KEEPALIVE: Final = b": ping\n\n"
 
 #: How long to wait for written bytes to leave before a reset, and for the disconnect after.
 _DRAIN_LIMIT: Final = 2.0
@@ -161,16 +162,18 @@ async def _play(
             while (left := until - loop.time()) > 0:
                 if tracked and _closed(connections, client):
                     return
-                if step.every > 0:
-                    yield step.ping
-                await asyncio.sleep(min(step.every, left) if step.every > 0 else left)
+                ping = step.ping if step.every > 0 else None
+                if ping is not None:
+                    yield ping
+                await asyncio.sleep(min(step.every, left) if ping is not None else left)
             shift += step.seconds
         elif isinstance(step, Close) and step.how != "cut":
             await _break(connections, client, step.how)
 
 
-def _json_error(provider: str, status: int, message: str, faults: Faults | None = None) -> Response:
-    headers = {}
+def _json_error(service: str, status: int, message: str, faults: Faults | None = None) -> Response:
+    provider = SERVICES[service].provider
+    headers = error_headers(provider, status)
     if status in RETRY_AFTER_STATUSES:
         headers["retry-after"] = f"{faults.retry_after if faults else 1:g}"
     return Response(
@@ -179,6 +182,16 @@ def _json_error(provider: str, status: int, message: str, faults: Faults | None 
         headers=headers,
         media_type="application/json",
     )
+
+
+#: The query parameter that names the capture on any endpoint (it wins over the model):
+#: for clients that send no model (the AI SDK's ``useChat``) or a fixed one.
+CAPTURE_PARAM: Final = "capture"
+
+
+def chosen(request: Request, model: str | None) -> str | None:
+    """The capture a request names: ``?capture=NAME``, else its model."""
+    return request.query_params.get(CAPTURE_PARAM) or model
 
 
 def create_app(
@@ -223,7 +236,11 @@ def create_app(
         entry = catalog.find(provider, model)
         if entry is None:
             served = ", ".join(catalog.names(provider)) or "none"
-            message = f"no capture named {model!r} is served on {path}; served: {served}"
+            asked = f"no capture named {model!r}" if model is not None else "no capture named"
+            message = (
+                f"{asked} is served on {path} (name one with its model or ?{CAPTURE_PARAM}=); "
+                f"served: {served}"
+            )
             note(f"{request.method} {path} model={model} → 404")
             return _json_error(provider, 404, message)
         rec = entry.recording
@@ -231,8 +248,9 @@ def create_app(
             rec.chunks,
             faults,
             speed=speed,
-            ping=KEEPALIVES.get(provider, COMMENT_KEEPALIVE),
+            ping=keepalive(entry.framing, provider),
             recorded_close=recorded_close(rec),
+            framing=entry.framing,
         )
         status = rec.status or 200
         described = faults.describe()
@@ -269,7 +287,31 @@ def create_app(
     def body_endpoint(provider: str) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             model, problem = await body_model(request, provider)
-            return problem or await play(request, provider, model)
+            return problem or await play(request, provider, chosen(request, model))
+
+        return endpoint
+
+    def chat_service(model: str | None) -> str:
+        # Ollama and the AI SDK's useChat share /api/chat: see .services.
+        ollama = catalog.by_provider.get("ollama", {})
+        ai_sdk = catalog.by_provider.get("ai-sdk-ui", {})
+        if not ai_sdk or (ollama and model is not None and model not in ai_sdk):
+            return "ollama"
+        return "ai-sdk-ui"
+
+    async def api_chat(request: Request) -> Response:
+        model, problem = await body_model(request, "ollama")
+        name = chosen(request, model)
+        return problem or await play(request, chat_service(name), name)
+
+    def path_model_endpoint(service: str) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                async with read_body(request, limits, budget):
+                    pass  # the model is in the path; the body is only bounded
+            except BodyRefused as exc:
+                return refused(request, service, exc)
+            return await play(request, service, chosen(request, request.path_params["model_id"]))
 
         return endpoint
 
@@ -283,26 +325,29 @@ def create_app(
         if action != "streamGenerateContent" or not model:
             message = f"only :streamGenerateContent is served, not {request.url.path}"
             return _json_error("gemini", 404, message)
-        return await play(request, "gemini", model)
+        return await play(request, "gemini", chosen(request, model))
 
     async def index(request: Request) -> Response:
-        endpoints = {
-            ENDPOINTS[provider]: {
-                "provider": provider,
+        endpoints: dict[str, Any] = {}
+        for service in ENDPOINTS:
+            if service not in catalog.by_provider:
+                continue
+            path = ENDPOINTS[service]
+            # Two services on one path (/api/chat) are listed apart.
+            endpoints[path if path not in endpoints else f"{path} ({service})"] = {
+                "provider": service,
                 "captures": {
-                    name: catalog.by_provider[provider][name].summary()
-                    for name in catalog.names(provider)
+                    name: catalog.by_provider[service][name].summary()
+                    for name in catalog.names(service)
                 },
             }
-            for provider in ENDPOINTS
-            if provider in catalog.by_provider
-        }
         return JSONResponse(
             {
                 "server": "inspector replay server",
                 "speed": speed,
-                "usage": "POST to an endpoint with model=<capture name> (Gemini: the model in "
-                "the path); an endpoint with one capture plays it for any model",
+                "usage": "POST to an endpoint with model=<capture name> (Gemini, Bedrock: the "
+                f"model in the path) or ?{CAPTURE_PARAM}=<capture name>; an endpoint with one "
+                "capture plays it for any model",
                 "endpoints": endpoints,
                 "faults": {
                     "how": f"query parameters, or one header {FAULT_HEADER}: name=value; ...",
@@ -315,8 +360,23 @@ def create_app(
     routes = [Route("/", index, methods=["GET"])]
     routes += [
         Route(ENDPOINTS[p], body_endpoint(p), methods=["POST"])
-        for p in ("openai-chat", "openai-responses", "anthropic")
+        for p in (
+            "openai-chat",
+            "openai-responses",
+            "openai-completions",
+            "anthropic",
+            "ollama-generate",
+            "cohere",
+        )
     ]
+    routes.append(Route("/api/chat", api_chat, methods=["POST"]))
+    # A model id holds ':' and, as an inference-profile ARN, '/' (sent as %2F).
+    for service, action in (
+        ("bedrock-converse", "converse-stream"),
+        ("bedrock-invoke", "invoke-with-response-stream"),
+    ):
+        route = f"/model/{{model_id:path}}/{action}"
+        routes.append(Route(route, path_model_endpoint(service), methods=["POST"]))
     routes.append(Route("/v1beta/models/{target}", gemini, methods=["POST"]))
     # google-genai asks /v1/ when told api_version="v1": the same stream.
     routes.append(Route("/v1/models/{target}", gemini, methods=["POST"]))

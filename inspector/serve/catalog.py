@@ -3,8 +3,9 @@
 Paths are files or directories; directories are searched the way ``inspector
 check`` searches them (``.sse``, ``.jsonl``, ``.txt``, but not golden
 ``*.events.jsonl``). Each recording is served on its provider's endpoint
-under its file name without the extension, which a request picks with its
-``model``. The provider comes from the capture header, else from the frames.
+(its *service*, :mod:`.services`) under its file name without the extension,
+which a request picks with its ``model``. The provider comes from the capture
+header, else from the frames; the framing likewise (:func:`~inspector.session.framing_of`).
 """
 
 from __future__ import annotations
@@ -18,16 +19,12 @@ from typing import Any, Final
 from ..capture import Recording, load_recording
 from ..library import expand_paths
 from ..session import framing_of, guess_provider
+from .services import SERVICES, service_of
 
 __all__ = ["ENDPOINTS", "Catalog", "Entry", "load_catalog", "replay_problem", "stream_name"]
 
-#: provider -> the path it streams on (Gemini's carries the model in the path).
-ENDPOINTS: Final[dict[str, str]] = {
-    "openai-chat": "/v1/chat/completions",
-    "openai-responses": "/v1/responses",
-    "anthropic": "/v1/messages",
-    "gemini": "/v1beta/models/{model}:streamGenerateContent",
-}
+#: service -> the path it streams on (Gemini's and Bedrock's carry the model in the path).
+ENDPOINTS: Final[dict[str, str]] = {name: service.path for name, service in SERVICES.items()}
 
 
 def stream_name(path: Path) -> str:
@@ -40,9 +37,12 @@ class Entry:
     """One servable recording."""
 
     name: str
+    #: The service (:data:`~.services.SERVICES`) it is served by: mostly its provider's name.
     provider: str
     path: Path
     recording: Recording
+    #: How its body is framed (``sse``, ``ndjson``, ``aws-eventstream``, ``json-array``).
+    framing: str = "sse"
 
     def summary(self) -> dict[str, Any]:
         """What ``GET /`` shows for it."""
@@ -54,6 +54,7 @@ class Entry:
             "bytes": sum(len(d) for _, d in rec.chunks),
             "duration": round(rec.chunks[-1][0], 3) if rec.chunks else 0.0,
             "end": rec.end.reason if rec.end is not None else None,
+            "framing": self.framing,
         }
 
 
@@ -177,8 +178,27 @@ def load_catalog(paths: Iterable[str | Path]) -> Catalog:
         if provider is None:
             catalog.skipped.append(f"{path}: cannot tell which provider this stream is from")
             continue
-        if provider not in ENDPOINTS or framing_of(rec) != "sse":
-            catalog.skipped.append(f"{path}: {provider} streams are not served yet")
+        framing = framing_of(rec)
+        endpoint = (rec.header or {}).get("endpoint")
+        service = service_of(provider, framing, endpoint, (d for _, d in rec.chunks[:8]))
+        problem = _unservable(provider, framing, service, rec)
+        if problem is not None:
+            catalog.skipped.append(f"{path}: {problem}")
             continue
-        catalog.add(Entry(stream_name(path), provider, path, rec))
+        assert service is not None
+        catalog.add(Entry(stream_name(path), service, path, rec, framing))
     return catalog
+
+
+def _unservable(provider: str, framing: str, service: str | None, rec: Recording) -> str | None:
+    """Why a recording of ``provider`` in ``framing`` has no endpoint to be served on."""
+    if service is None:
+        return f"{provider} streams are not served (no endpoint of theirs is known)"
+    framings = SERVICES[service].framings
+    # An HTTP error's body is an error document, whatever the endpoint streams.
+    if framing not in framings and not (rec.status is not None and rec.status >= 400):
+        return (
+            f"a {provider} stream framed as {framing} is not what {SERVICES[service].path} "
+            f"streams ({' or '.join(framings)})"
+        )
+    return None

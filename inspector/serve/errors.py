@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["RETRY_AFTER_STATUSES", "error_body"]
+__all__ = ["RETRY_AFTER_STATUSES", "error_body", "error_headers"]
 
 # status -> (Anthropic error type, OpenAI error type, OpenAI code, Google RPC status)
 ERROR_SHAPES: Final[dict[int, tuple[str, str, str | None, str]]] = {
@@ -41,6 +41,37 @@ _DEFAULT_MESSAGES: Final[dict[int, str]] = {
 }
 
 
+#: status -> the exception name Bedrock puts in ``x-amzn-errortype`` (botocore's error code).
+BEDROCK_ERRORS: Final[dict[int, str]] = {
+    400: "ValidationException",
+    403: "AccessDeniedException",
+    404: "ResourceNotFoundException",
+    408: "ModelTimeoutException",
+    424: "ModelErrorException",
+    429: "ThrottlingException",
+    500: "InternalServerException",
+    503: "ServiceUnavailableException",
+}
+_BEDROCK: Final = frozenset({"bedrock-converse", "bedrock-invoke"})
+#: Providers whose error body is ``{"message": ...}`` (Bedrock, Cohere v2).
+_MESSAGE_ONLY: Final = _BEDROCK | {"cohere"}
+#: Providers whose error body is ``{"error": "text"}`` (Ollama; an AI SDK route's own).
+_ERROR_TEXT: Final = frozenset({"ollama", "ai-sdk-ui"})
+
+
+def _bedrock_error(status: int) -> str:
+    if status in BEDROCK_ERRORS:
+        return BEDROCK_ERRORS[status]
+    return BEDROCK_ERRORS[500] if status >= 500 else BEDROCK_ERRORS[400]
+
+
+def error_headers(provider: str, status: int) -> dict[str, str]:
+    """Headers a client reads its error from (Bedrock's ``x-amzn-errortype``), if any."""
+    if provider in _BEDROCK:
+        return {"x-amzn-errortype": f"{_bedrock_error(status)}:http://internal.amazon.com/"}
+    return {}
+
+
 def _shape(status: int) -> tuple[str, str, str | None, str]:
     if status in ERROR_SHAPES:
         return ERROR_SHAPES[status]
@@ -55,4 +86,8 @@ def error_body(provider: str, status: int, message: str | None = None) -> dict[s
         return {"type": "error", "error": {"type": anthropic_type, "message": text}}
     if provider == "gemini":
         return {"error": {"code": status, "message": text, "status": google_status}}
+    if provider in _MESSAGE_ONLY:
+        return {"message": text}
+    if provider in _ERROR_TEXT:
+        return {"error": text}
     return {"error": {"message": text, "type": openai_type, "param": None, "code": openai_code}}

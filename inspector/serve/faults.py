@@ -4,6 +4,14 @@ A request asks for faults in its query string (``?reset=1200&chunk=1``) or in
 one header (``X-Inspector-Fault: reset=1200; chunk=1``); the query wins where
 both name the same fault. :data:`FAULTS` is the whole vocabulary.
 
+A fault's place is a stated byte offset (``cut=1200``) or a frame boundary
+of the recording's own framing (``cut=frame:3``: where frame 3, counted from
+0, begins — after three whole frames). A frame is an SSE event, an NDJSON
+line, an AWS event-stream message or a JSON-array element
+(:mod:`.framings`): so a fault on a binary stream never splits a message
+unless its offset asks for that. ``corrupt`` damages one byte (every bit
+flipped): on the AWS event stream that is a CRC mismatch any client detects.
+
 :func:`plan` is pure: from a recording's chunks and the faults it makes the
 list of :class:`Send` / :class:`Stall` / :class:`Close` steps the server then
 plays. Tests read the plan to know exactly which bytes a client must get.
@@ -16,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from ..core.sse import FrameDecoder
+from .framings import frame_ends, frame_spans
 
 __all__ = [
     "CLOSE_FAULTS",
@@ -25,6 +33,7 @@ __all__ = [
     "Close",
     "FaultError",
     "Faults",
+    "FrameAt",
     "Send",
     "Stall",
     "Step",
@@ -54,7 +63,7 @@ MAX_RETRY_AFTER: Final = 86400.0
 MIN_SPEED: Final = 0.001
 MAX_SPEED: Final = 1e6
 
-Parser = Callable[[str, str], float | int]
+Parser = Callable[[str, str], "float | int | FrameAt"]
 
 
 def _whole(low: int, high: int, unit: str = "bytes") -> Parser:
@@ -85,6 +94,33 @@ def _seconds(high: float, *, least: float = 0.0, what: str = "seconds") -> Parse
     return parse
 
 
+@dataclass(frozen=True, slots=True)
+class FrameAt:
+    """A place given as a frame: where frame ``index`` (from 0) begins."""
+
+    index: int
+
+    def __str__(self) -> str:
+        return f"frame:{self.index}"
+
+
+Place = int | FrameAt
+_FRAME: Final = re.compile(r"frame:([0-9]{1,9})")
+
+
+def _place(name: str, text: str) -> Place:
+    """A byte offset, or ``frame:K`` (where frame K begins)."""
+    framed = _FRAME.fullmatch(text)
+    if framed is not None:
+        return FrameAt(int(framed.group(1)))
+    if _WHOLE.fullmatch(text) is None or not 0 <= int(text) <= MAX_OFFSET:
+        raise FaultError(
+            f"fault {name}={text!r}: expected a whole number of bytes from 0 to {MAX_OFFSET} "
+            "(ASCII digits), or frame:K (where frame K, counted from 0, begins)"
+        )
+    return int(text)
+
+
 def _status(name: str, text: str) -> int:
     if _WHOLE.fullmatch(text) is None or not 400 <= int(text) <= 599:
         raise FaultError(f"fault {name}={text!r}: expected an HTTP error status (400-599)")
@@ -93,18 +129,23 @@ def _status(name: str, text: str) -> int:
 
 # name -> (parser, what it does). The docs (docs/live.md) and `GET /` repeat this table.
 FAULTS: Final[dict[str, tuple[Parser, str]]] = {
-    "cut": (_whole(0, MAX_OFFSET),
-            "end the body cleanly after N bytes (HTTP-complete: the client sees EOF)"),
-    "drop": (_whole(0, MAX_OFFSET),
-             "after N bytes, close the connection without ending the body"),
-    "reset": (_whole(0, MAX_OFFSET),
-              "after N bytes, reset the connection (TCP RST) instead of a clean close"),
+    "cut": (_place,
+            "end the body cleanly after N bytes, or at frame:K (HTTP-complete: the client "
+            "sees EOF)"),
+    "drop": (_place,
+             "after N bytes (or at frame:K), close the connection without ending the body"),
+    "reset": (_place,
+              "after N bytes (or at frame:K), reset the connection (TCP RST) instead of a "
+              "clean close"),
+    "corrupt": (_place, "flip every bit of byte N (frame:K: the middle byte of frame K); "
+                "on the AWS event stream a CRC mismatch"),
     "stall": (_seconds(MAX_STALL),
-              "pause S seconds, sending keep-alives (see ping_every) meanwhile"),
-    "stall_at": (_whole(0, MAX_OFFSET), "where the stall starts: byte N, moved to the next "
-                 "frame boundary when keep-alives are sent (default 0)"),
+              "pause S seconds, sending keep-alives (see ping_every) meanwhile; SSE only has "
+              "keep-alives, other framings stall in silence"),
+    "stall_at": (_place, "where the stall starts: byte N (moved to the next frame boundary "
+                 "when keep-alives are sent) or frame:K (default 0)"),
     "ping_every": (_seconds(MAX_STALL, least=MIN_PING), "seconds between keep-alives during "
-                   "a stall; 0 stalls in silence (default 1)"),
+                   "an SSE stall; 0 stalls in silence (default 1)"),
     "chunk": (_whole(1, MAX_CHUNK), "re-cut the body into pieces of N bytes"),
     "status": (_status, "answer with this HTTP status and the provider's error body instead"),
     "retry_after": (_seconds(MAX_RETRY_AFTER),
@@ -118,11 +159,12 @@ FAULTS: Final[dict[str, tuple[Parser, str]]] = {
 class Faults:
     """The faults one request asked for (None: not asked)."""
 
-    cut: int | None = None
-    drop: int | None = None
-    reset: int | None = None
+    cut: Place | None = None
+    drop: Place | None = None
+    reset: Place | None = None
+    corrupt: Place | None = None
     stall: float | None = None
-    stall_at: int = 0
+    stall_at: Place = 0
     ping_every: float = 1.0
     chunk: int | None = None
     status: int | None = None
@@ -133,10 +175,23 @@ class Faults:
         """``cut=10 chunk=1``: the faults that differ from the defaults, for logs."""
         default = Faults()
         return " ".join(
-            f"{name}={getattr(self, name):g}"
+            f"{name}={_shown(getattr(self, name))}"
             for name in FAULTS
             if getattr(self, name) != getattr(default, name)
         )
+
+    @property
+    def by_frame(self) -> bool:
+        """Whether a place is given as a frame (the body's frames must be found)."""
+        return any(isinstance(getattr(self, name), FrameAt) for name in _PLACES)
+
+
+#: The faults whose value is a place in the body.
+_PLACES: Final = ("cut", "drop", "reset", "corrupt", "stall_at")
+
+
+def _shown(value: object) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
 def _pairs_from_header(value: str) -> list[tuple[str, str]]:
@@ -157,7 +212,7 @@ def parse_faults(query: Mapping[str, str], header: str | None = None) -> Faults:
     Gemini's ``alt``); an unknown name in the fault header is an error, so a
     typo does not silently test nothing.
     """
-    values: dict[str, float | int] = {}
+    values: dict[str, float | int | FrameAt] = {}
     for name, text in _pairs_from_header(header or ""):
         if name not in FAULTS:
             raise FaultError(f"{FAULT_HEADER}: unknown fault {name!r}; known: {', '.join(FAULTS)}")
@@ -181,11 +236,11 @@ class Send:
 
 @dataclass(frozen=True, slots=True)
 class Stall:
-    """Pause ``seconds``, sending ``ping`` every ``every`` seconds (0: silence)."""
+    """Pause ``seconds``, sending ``ping`` every ``every`` seconds (0 or no ping: silence)."""
 
     seconds: float
     every: float
-    ping: bytes
+    ping: bytes | None
 
 
 #: How a response can end: the fault that asks for it -> what the server does.
@@ -204,16 +259,6 @@ class Close:
 
 
 Step = Send | Stall | Close
-
-
-def frame_ends(body: bytes) -> list[int]:
-    """Byte offsets just after each complete SSE event of ``body`` (its blank line included).
-
-    Comments are not counted: one may sit between the lines of an event, so
-    the end of its line is not a place where another event can be inserted.
-    """
-    decoder = FrameDecoder()
-    return [frame.end for frame in decoder.feed(body) if not frame.is_comment]
 
 
 Pieces = Iterable[tuple[float, bytes]]
@@ -255,18 +300,62 @@ def _truncate(chunks: Pieces, limit: int) -> Iterator[tuple[float, bytes]]:
         left -= len(data)
 
 
-def _stall_offset(chunks: list[tuple[float, bytes]], faults: Faults) -> int:
+def _corrupted(chunks: Pieces, offset: int) -> Iterator[tuple[float, bytes]]:
+    """The chunks with every bit of body byte ``offset`` flipped (a byte past the end: none)."""
+    position = 0
+    for time, data in chunks:
+        if position <= offset < position + len(data):
+            at = offset - position
+            data = data[:at] + bytes((data[at] ^ 0xFF,)) + data[at + 1 :]
+        position += len(data)
+        yield time, data
+
+
+class _Places:
+    """The byte offsets of a request's places, frame addresses resolved once."""
+
+    def __init__(self, chunks: list[tuple[float, bytes]], framing: str) -> None:
+        self.total = sum(len(d) for _, d in chunks)
+        self.framing = framing
+        self._chunks = chunks
+        self._spans: list[tuple[int, int]] | None = None
+
+    def spans(self) -> list[tuple[int, int]]:
+        """Every complete frame's span (found on first use: one pass over the body)."""
+        if self._spans is None:
+            self._spans = frame_spans((d for _, d in self._chunks), self.framing)
+        return self._spans
+
+    def boundary(self, place: Place) -> int:
+        """The byte offset of ``place``: where frame K begins (past the last: the end)."""
+        if isinstance(place, int):
+            return place
+        spans = self.spans()
+        return spans[place.index][0] if place.index < len(spans) else self.total
+
+    def corrupted_byte(self, place: Place) -> int:
+        """The byte ``corrupt`` damages: the offset, or the middle of frame K (none: -1)."""
+        if isinstance(place, int):
+            return place
+        spans = self.spans()
+        if place.index >= len(spans):
+            return -1
+        start, end = spans[place.index]
+        return start + (end - start) // 2
+
+
+def _stall_offset(places: _Places, faults: Faults, limit: int | None, ping: bytes | None) -> int:
     """Where the stall goes, in the (already cut) body: see :data:`FAULTS`."""
-    total = sum(len(d) for _, d in chunks)
-    stall_at = min(faults.stall_at, total)
-    if faults.ping_every <= 0:
+    total = places.total if limit is None else min(limit, places.total)
+    stall_at = min(places.boundary(faults.stall_at), total)
+    if faults.ping_every <= 0 or ping is None:
         return stall_at
     # A keep-alive inside a frame would corrupt it: move to a frame boundary.
-    decoder = FrameDecoder()
-    for _, data in chunks:
-        for frame in decoder.feed(data):
-            if not frame.is_comment and frame.end >= stall_at:
-                return frame.end
+    for _, end in places.spans():
+        if end > total:
+            break
+        if end >= stall_at:
+            return end
     return total
 
 
@@ -275,8 +364,9 @@ def iter_plan(
     faults: Faults,
     *,
     speed: float,
-    ping: bytes,
+    ping: bytes | None,
     recorded_close: str = "cut",
+    framing: str = "sse",
 ) -> Iterator[Step]:
     """The steps that play ``chunks`` with ``faults``, made as they are played.
 
@@ -284,20 +374,22 @@ def iter_plan(
     see :func:`plan` for the meaning.
     """
     speed = faults.speed if faults.speed is not None else speed
-    pieces: Pieces = ((t, d) for t, d in chunks if d)
+    recorded = [(t, d) for t, d in chunks if d]
+    places = _Places(recorded, framing)
+    pieces: Pieces = iter(recorded)
+    if faults.corrupt is not None:
+        damaged = places.corrupted_byte(faults.corrupt)
+        if damaged >= 0:
+            pieces = _corrupted(pieces, damaged)
     if faults.chunk is not None:
         pieces = _rechunk(pieces, faults.chunk)
     ending = next((name for name in CLOSE_FAULTS if getattr(faults, name) is not None), None)
-    limit = getattr(faults, ending) if ending is not None else None
+    limit = places.boundary(getattr(faults, ending)) if ending is not None else None
     if limit is not None:
         pieces = _truncate(pieces, limit)
     stall_at = -1
     if faults.stall is not None:
-        # The recorded chunks (not the re-cut pieces) are a list already: the
-        # offset is found in one pass over them before anything is sent.
-        recorded = [(t, d) for t, d in chunks if d]
-        cut = list(_truncate(recorded, limit)) if limit is not None else recorded
-        stall_at = _stall_offset(cut, faults)
+        stall_at = _stall_offset(places, faults, limit, ping)
     position = 0
     for time, data in pieces:
         at = time / speed if speed > 0 else 0.0
@@ -321,14 +413,26 @@ def plan(
     faults: Faults,
     *,
     speed: float,
-    ping: bytes,
+    ping: bytes | None,
     recorded_close: str = "cut",
+    framing: str = "sse",
 ) -> list[Step]:
     """The steps that play ``chunks`` with ``faults``; see the module docstring.
 
     ``speed`` divides recorded times (0: no delays). ``recorded_close`` is
     how the recording's own transport ended (a key of :data:`CLOSE_FAULTS`),
-    used when the request asks for no other ending. The server plays the same
-    steps lazily (:func:`iter_plan`).
+    used when the request asks for no other ending. ``framing`` is the
+    recording's (``frame:K`` places and keep-alive boundaries are its frames);
+    ``ping`` None: the framing has no keep-alive, a stall is silent. The
+    server plays the same steps lazily (:func:`iter_plan`).
     """
-    return list(iter_plan(chunks, faults, speed=speed, ping=ping, recorded_close=recorded_close))
+    return list(
+        iter_plan(
+            chunks,
+            faults,
+            speed=speed,
+            ping=ping,
+            recorded_close=recorded_close,
+            framing=framing,
+        )
+    )

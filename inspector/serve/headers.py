@@ -4,8 +4,9 @@ A capture is a file anyone may hand over, and ``inspector serve`` answers
 browsers too. So a recorded header is *never* passed on by default: only the
 few that clients of a provider API read (``retry-after``, the rate-limit
 families, request ids) are replayed, and only with values that are plain
-tokens. The content type comes from :data:`CONTENT_TYPES` (a capture saying
-``text/html`` is served as what the stream is). CORS, cookies, redirects and
+tokens. The content type is the framing's (:data:`.framings.CONTENT_TYPES`)
+for a stream, and one of :data:`CONTENT_TYPES` for an SSE or error body (a
+capture saying ``text/html`` is served as what the stream is). CORS, cookies, redirects and
 caching headers from a capture are dropped; :data:`SAFETY` goes on every
 response — the server's own errors and refusals included — through
 :class:`SafeHeaders`.
@@ -21,14 +22,16 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .catalog import Entry
+from .framings import CONTENT_TYPES as FRAMING_TYPES
 
 __all__ = ["CONTENT_TYPES", "REPLAYED", "SAFETY", "SafeHeaders", "replayed_headers"]
 
 #: The only content types served (by media type, lower case).
 CONTENT_TYPES: Final = frozenset({"text/event-stream", "application/json", "text/plain"})
 #: Recorded response headers that are replayed: exact names, and name prefixes.
-REPLAYED: Final = frozenset({"retry-after", "retry-after-ms", "request-id", "x-request-id"})
-_REPLAYED_PREFIXES: Final = ("x-ratelimit-", "anthropic-ratelimit-", "openai-")
+REPLAYED: Final = frozenset({"retry-after", "retry-after-ms", "request-id", "x-request-id",
+                             "x-vercel-ai-ui-message-stream"})  # fmt: skip
+_REPLAYED_PREFIXES: Final = ("x-ratelimit-", "anthropic-ratelimit-", "openai-", "x-amzn-")
 #: A replayed value: a short run of visible ASCII without separators a header could abuse.
 _SAFE_VALUE: Final = re.compile(r"[A-Za-z0-9 ._:/+=,%-]{0,256}")
 #: On every response: no sniffing an SSE body into HTML, and a page that still
@@ -53,8 +56,11 @@ def _is_replayed(name: str) -> bool:
     return name in REPLAYED or name.startswith(_REPLAYED_PREFIXES)
 
 
-def content_type(recorded: str | None, status: int) -> str:
-    """The content type to serve: the recorded one if it is in the fixed set, else by status."""
+def content_type(recorded: str | None, status: int, framing: str = "sse") -> str:
+    """The content type to serve: a stream's framing's; else the recorded one if it is in
+    the fixed set, else by status."""
+    if status < 400 and framing != "sse":
+        return FRAMING_TYPES[framing]
     media = (recorded or "").split(";")[0].strip().lower()
     if media in CONTENT_TYPES:
         return media
@@ -73,7 +79,7 @@ def replayed_headers(entry: Entry) -> dict[str, str]:
         if _is_replayed(name) and _SAFE_VALUE.fullmatch(value)
     }
     status = entry.recording.status or 200
-    headers["content-type"] = content_type(lowered.get("content-type"), status)
+    headers["content-type"] = content_type(lowered.get("content-type"), status, entry.framing)
     headers["x-inspector-capture"] = quote(entry.name, safe="")
     return headers
 
