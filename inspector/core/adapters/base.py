@@ -144,10 +144,14 @@ class Adapter(ABC):
         kind: str,
         provider_type: str,
         out: list[Action],
+        *,
         name: str | None = None,
         call_id: str | None = None,
     ) -> int:
-        """Open the next block (blocks are numbered in the order they open); its index."""
+        """Open the next block (blocks are numbered in the order they open); its index.
+
+        ``name`` and ``call_id`` (a tool call's) are given by name: two optional strings
+        side by side are too easily swapped."""
         index = self.next_index
         self.next_index += 1
         out.append(OpenBlock(index, kind, provider_type, name=name, call_id=call_id))

@@ -219,7 +219,7 @@ class CohereAdapter(Adapter):
         name: str | None = None,
         call_id: str | None = None,
     ) -> int:
-        index = self._open_block(kind, provider_type, out, name, call_id)
+        index = self._open_block(kind, provider_type, out, name=name, call_id=call_id)
         self.blocks[(space, _provider_index(data))] = (index, kind)
         return index
 
