@@ -45,7 +45,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, Start
 from ..sse import Frame
 from .base import Adapter, Lane, json_problem
 from .content_rule import by_content
@@ -175,21 +175,6 @@ class AiSdkUiAdapter(Adapter):
             out.insert(0, Start(None))
         return out
 
-    def _open(
-        self,
-        key: str,
-        kind: str,
-        provider_type: str,
-        out: list[Action],
-        name: str | None = None,
-        call_id: str | None = None,
-    ) -> int:
-        index = self.next_index
-        self.next_index += 1
-        self.by_id[key] = (index, kind)
-        out.append(OpenBlock(index, kind, provider_type, name=name, call_id=call_id))
-        return index
-
     def _find(self, key: Any, frame: Frame, out: list[Action]) -> int | None:
         found = self.by_id.get(key) if isinstance(key, str) else None
         if found is None:
@@ -211,7 +196,7 @@ class AiSdkUiAdapter(Adapter):
         if family == "text":
             self._writing(key, step)
         if step == "start":
-            self._open(f"{family}:{key}", kind, family, out)
+            self.by_id[f"{family}:{key}"] = (self._open_block(kind, family, out), kind)
             return
         index = self._find(f"{family}:{key}", frame, out)
         if index is None:
@@ -239,15 +224,15 @@ class AiSdkUiAdapter(Adapter):
     def _tool_start(self, part: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         call_id, name = part.get("toolCallId"), part.get("toolName")
         server = part.get("providerExecuted") is True
-        key = f"tool:{call_id}"
-        self._open(
-            key,
-            "opaque" if server else "tool_call",
+        kind = "opaque" if server else "tool_call"
+        index = self._open_block(
+            kind,
             "tool-input",
             out,
             name=None if server or not isinstance(name, str) else name,
             call_id=None if server or not isinstance(call_id, str) else call_id,
         )
+        self.by_id[f"tool:{call_id}"] = (index, kind)
         if not server and isinstance(call_id, str):
             self.calls.add(call_id)
 
@@ -272,9 +257,7 @@ class AiSdkUiAdapter(Adapter):
     def _whole(self, kind: str, part: dict[str, Any], out: list[Action]) -> None:
         if kind.startswith("tool-output"):
             self.calls.discard(str(part.get("toolCallId")))
-        index = self.next_index
-        self.next_index += 1
-        out.append(OpenBlock(index, "opaque", kind))
+        index = self._open_block("opaque", kind, out)
         out.append(Delta(index, "json_text", orjson.dumps(part).decode()))
         out.append(CloseBlock(index))
 

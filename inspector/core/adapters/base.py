@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Final
 
 import orjson
 
-from ..actions import Action, Fail, Ignore
+from ..actions import Action, Fail, Ignore, OpenBlock
 from ..errors import category_for, detail_category
 from ..sse import Frame
 from .plain import NOT_PARSED, Plain
@@ -79,6 +79,8 @@ class Adapter(ABC):
     _learners: dict[Hashable, Learner | None] | None = None
     #: Whether the class has a :meth:`took_plain` to call (most keep nothing).
     _takes_plain: ClassVar[bool] = False
+    #: The contract's index of the next block :meth:`_open_block` opens.
+    next_index: int = 0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -136,6 +138,24 @@ class Adapter(ABC):
             self._parsed = None
             return parsed[1]
         return orjson.loads(frame.data)
+
+    def _open_block(
+        self,
+        kind: str,
+        provider_type: str,
+        out: list[Action],
+        *,
+        name: str | None = None,
+        call_id: str | None = None,
+    ) -> int:
+        """Open the next block (blocks are numbered in the order they open); its index.
+
+        ``name`` and ``call_id`` (a tool call's) are given by name: two optional strings
+        side by side are too easily swapped."""
+        index = self.next_index
+        self.next_index += 1
+        out.append(OpenBlock(index, kind, provider_type, name=name, call_id=call_id))
+        return index
 
     def _object(self, frame: Frame, what: str = "data") -> dict[str, Any] | Fail | Ignore:
         """The frame's data as a JSON object (:meth:`_json`), or the action that says why

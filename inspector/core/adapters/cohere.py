@@ -34,7 +34,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, Start
 from ..errors import category_for
 from ..sse import Frame
 from .base import Adapter, Lane, event_type, int_or_none
@@ -132,6 +132,12 @@ PLAIN: Final = Plain(
 """What a plain event is (see :mod:`.plain`)."""
 
 
+def _provider_index(data: Mapping[str, Any]) -> int:
+    """The event's ``index`` (-1 when it has none: such events share one key)."""
+    index = data.get("index")
+    return index if type(index) is int else -1
+
+
 def _message(data: Mapping[str, Any]) -> Mapping[str, Any]:
     delta = data.get("delta")
     message = delta.get("message") if isinstance(delta, dict) else None
@@ -213,25 +219,21 @@ class CohereAdapter(Adapter):
         name: str | None = None,
         call_id: str | None = None,
     ) -> int:
-        index = self.next_index
-        self.next_index += 1
-        provider_index = data.get("index")
-        self.blocks[(space, provider_index if type(provider_index) is int else -1)] = (index, kind)
-        out.append(OpenBlock(index, kind, provider_type, name=name, call_id=call_id))
+        index = self._open_block(kind, provider_type, out, name=name, call_id=call_id)
+        self.blocks[(space, _provider_index(data))] = (index, kind)
         return index
 
     def _block(
         self, space: str, data: dict[str, Any], frame: Frame, out: list[Action]
     ) -> int | None:
-        provider_index = data.get("index")
-        found = self.blocks.get((space, provider_index if type(provider_index) is int else -1))
+        found = self.blocks.get((space, _provider_index(data)))
         if found is None:
             out.append(
                 Fail(
                     "protocol_error",
                     None,
                     f"frame {frame.index}: {data.get('type')} for "
-                    f"{space} {provider_index!r}, which was never started",
+                    f"{space} {data.get('index')!r}, which was never started",
                 )
             )
             return None
@@ -250,8 +252,7 @@ class CohereAdapter(Adapter):
         index = self._open("content", data, kind, str(content_type), out)
         if kind == "text":
             self.open_text = index
-            provider_index = data.get("index")
-            self.text_index = provider_index if type(provider_index) is int else -1
+            self.text_index = _provider_index(data)
         if isinstance(content, dict):
             text = content.get(field) if field else orjson.dumps(content).decode()
             if isinstance(text, str) and text:
@@ -331,10 +332,7 @@ class CohereAdapter(Adapter):
         out.append(Delta(index, "json_text", orjson.dumps(citation).decode()))
 
     def _citation_end(self, data: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        provider_index = data.get("index")
-        found = self.blocks.pop(
-            ("citation", provider_index if type(provider_index) is int else -1), None
-        )
+        found = self.blocks.pop(("citation", _provider_index(data)), None)
         if found is not None:
             out.append(CloseBlock(found[0]))
 

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import orjson
 
-from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
+from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, Start
 from ..sse import Frame
 from .base import Adapter, Lane, int_or_none
 from .content_rule import by_content
@@ -210,9 +210,7 @@ class OllamaAdapter(Adapter):
     def _extend(self, kind: str, provider_type: str, text: str, out: list[Action]) -> None:
         if self.open is None or self.open[1] != kind:
             self._close(out)
-            self.open = (self.next_index, kind)
-            out.append(OpenBlock(self.next_index, kind, provider_type))
-            self.next_index += 1
+            self.open = (self._open_block(kind, provider_type, out), kind)
         out.append(Delta(self.open[0], "text", text))
 
     def _tool_call(self, call: Any, frame: Frame, out: list[Action]) -> None:
@@ -223,17 +221,13 @@ class OllamaAdapter(Adapter):
             )
             return
         self._close(out)
-        index = self.next_index
-        self.next_index += 1
         name, call_id = function.get("name"), call.get("id")
-        out.append(
-            OpenBlock(
-                index,
-                "tool_call",
-                "tool_calls",
-                name=name if isinstance(name, str) else None,
-                call_id=call_id if isinstance(call_id, str) and call_id else None,
-            )
+        index = self._open_block(
+            "tool_call",
+            "tool_calls",
+            out,
+            name=name if isinstance(name, str) else None,
+            call_id=call_id if isinstance(call_id, str) and call_id else None,
         )
         arguments = function.get("arguments")
         text = arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
