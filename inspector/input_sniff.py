@@ -10,10 +10,15 @@ says what to do about it.
 
 from __future__ import annotations
 
+import binascii
 import re
+from base64 import b64decode
 from typing import Final
 
 import orjson
+
+from .core.framing.eventstream import EventStreamDecoder
+from .core.sse import DecoderError
 
 __all__ = ["SNIFF_BYTES", "describe_input"]
 
@@ -118,6 +123,42 @@ def _is_aws_event_stream(head: bytes) -> bool:
     return 16 <= total <= 16 << 20 and 0 < headers < total and b":event-type" in head[12:64]
 
 
+def _keys(doc: object) -> str:
+    """``[a, b]``: at most 8 keys of a JSON object, each cut short (no values)."""
+    names = [str(k)[:30] for k in doc][:8] if isinstance(doc, dict) else []
+    return f"[{', '.join(names)}]"
+
+
+def _event_stream_evidence(head: bytes) -> str:
+    """The first messages' event types, and the keys of what they carry (never values).
+
+    An invoke stream's ``chunk`` carries the inner model's JSON base64-encoded in
+    ``bytes``: its keys are what tells one model from another.
+    """
+    try:
+        frames = EventStreamDecoder().feed(head)
+    except DecoderError:
+        frames = []
+    seen: list[str] = []
+    for frame in frames[:3]:
+        try:
+            payload = orjson.loads(frame.data)
+        except orjson.JSONDecodeError:
+            payload = None
+        inner = payload.get("bytes") if isinstance(payload, dict) else None
+        if isinstance(inner, str):
+            try:
+                payload = orjson.loads(b64decode(inner, validate=True))
+            except (binascii.Error, orjson.JSONDecodeError):
+                payload = None
+            seen.append(f"{frame.event[:40]!r} carrying keys {_keys(payload)}")
+        else:
+            seen.append(f"{frame.event[:40]!r} keys {_keys(payload)}")
+    if not seen:
+        return "binary frames with :event-type headers"
+    return "first events " + "; ".join(seen)
+
+
 def describe_input(head: bytes) -> str | None:
     """What ``head`` (the first bytes of an input) is, when it is clearly not SSE.
 
@@ -130,10 +171,7 @@ def describe_input(head: bytes) -> str | None:
         if head.startswith(magic):
             return f"it is {what}"
     if _is_aws_event_stream(head):
-        return (
-            "it is an AWS event stream (binary frames with :event-type headers, e.g. Bedrock "
-            "ConverseStream), not SSE"
-        )
+        return f"it is an AWS event stream ({_event_stream_evidence(head)}), not SSE"
     if b"\x00" in head[:SNIFF_BYTES]:
         return "it is binary data (it holds NUL bytes), not a capture or SSE text"
     text = head[:SNIFF_BYTES].removeprefix(b"\xef\xbb\xbf").lstrip()

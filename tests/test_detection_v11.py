@@ -9,12 +9,14 @@ contradict.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import orjson
 import pytest
 
 from inspector.core.adapters import ADAPTERS, detect_provider, detection_evidence
+from inspector.core.framing.eventstream import encode_message
 from inspector.core.sse import FrameDecoder
 from inspector.input_sniff import describe_input
 from inspector.interop.exchange import provider_of_frames
@@ -107,3 +109,28 @@ def test_import_takes_the_provider_from_the_frames_not_the_url() -> None:
     anthropic = b'event: message_start\ndata: {"type":"message_start","message":{"id":"m"}}\n\n'
     assert provider_of_frames(anthropic) == "anthropic"
     assert provider_of_frames(b'{"model":"llama3","done":false}\n') is None
+
+
+def invoke_message(inner: dict[str, Any]) -> bytes:
+    """One InvokeModelWithResponseStream `chunk` message carrying ``inner`` (valid CRCs)."""
+    payload = orjson.dumps({"bytes": base64.b64encode(orjson.dumps(inner)).decode()})
+    headers = {":event-type": "chunk", ":message-type": "event"}
+    return encode_message(headers, payload)
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [
+        {"completions": [{"data": {"text": "hi"}}], "id": "j-1"},  # AI21 Jurassic's shape
+        {"artifacts": [], "result": "success"},  # an image model's
+        {"some_new_model_field": 1},
+    ],
+)
+def test_an_invoke_stream_of_a_model_we_do_not_read_names_its_events_and_inner_keys(
+    inner: dict[str, Any],
+) -> None:
+    described = describe_input(invoke_message(inner) * 2)
+    assert described is not None and described.startswith("it is an AWS event stream")
+    assert "'chunk' carrying keys" in described
+    assert all(str(key) in described for key in inner), described
+    assert all(str(value) not in described for value in inner.values() if value), described

@@ -281,18 +281,8 @@ def test_the_tui_shows_an_imported_capture_untimed() -> None:
 def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = inspector("import", str(ROOT / "tests" / "fixtures"), "-o", str(out))
-    # Import does not read the Bedrock event-stream cassettes of real-longtail yet (an
-    # issue 23 finding, pinned by strict xfails in tests/test_real_longtail.py): they
-    # alone are refused, and make it exit 1.
-    refused = sorted(Path(line.split(": ")[1]).name for line in result.stderr.splitlines())
-    assert refused == [
-        "openinference-bedrock-claude3-haiku-converse-stream-tool.yaml",
-        "openllmetry-bedrock-llama32-converse-stream.yaml",
-        "openllmetry-bedrock-titan-invoke-stream-guardrail.yaml",
-        "pydantic-ai-bedrock-converse-stream-invalid-model-400.yaml",
-        "pydantic-ai-bedrock-gpt-oss-empty-text-delta.yaml",
-    ], result.stderr
-    assert result.returncode == 1
+    # Every cassette and HAR imports, the Bedrock `!!binary` event streams included.
+    assert result.returncode == 0, result.stderr
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*.jsonl"))
     assert written == [
         "cassettes/anthropic-text.llm-anthropic.jsonl",
@@ -308,13 +298,17 @@ def test_a_folder_is_searched_and_its_layout_kept(tmp_path: Path) -> None:
         *(f"har/chromium-playwright-four-providers-{i}.jsonl" for i in range(2, 7)),
         "real-longtail/cohere-v1-command-r.jsonl",
         "real-longtail/openinference-anthropic-legacy-complete-stream.jsonl",
+        "real-longtail/openinference-bedrock-claude3-haiku-converse-stream-tool.jsonl",
         "real-longtail/openinference-gemini-interactions-thinking-stream.jsonl",
+        "real-longtail/openllmetry-bedrock-llama32-converse-stream.jsonl",
         "real-longtail/openllmetry-cohere-v2-command-r-tool-calls-stream.jsonl",
         "real-longtail/openllmetry-ollama-chat-llama3-stream.jsonl",
         "real-longtail/openllmetry-ollama-generate-llama3-stream.jsonl",
         "real-longtail/openllmetry-replicate-llama2-stream-1.jsonl",
         "real-longtail/openllmetry-replicate-llama2-stream-2.jsonl",
         "real-longtail/openllmetry-writer-palmyra-x4-tool-call-stream.jsonl",
+        "real-longtail/pydantic-ai-bedrock-converse-stream-invalid-model-400.jsonl",
+        "real-longtail/pydantic-ai-bedrock-gpt-oss-empty-text-delta.jsonl",
         "real-longtail/pydantic-ai-openai-moderation-stream.jsonl",
         "real-longtail/pydantic-ai-openrouter-minimax-length-then-error-chunk.jsonl",
     ]  # PROVENANCE.md and the real/*.sse streams are passed over

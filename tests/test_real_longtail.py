@@ -143,17 +143,6 @@ CANNOT_TELL_EACH: dict[str, list[str]] = {
         "its frames are Replicate predictions (event: output with plain-text data)",
     ],
 }
-# Bedrock InvokeModelWithResponseStream cassettes whose inner model protocol has no
-# adapter (Titan: `outputText` chunks): "cannot tell", naming what the body is.
-BEDROCK_INVOKE_UNKNOWN_INNER: dict[str, list[str]] = {
-    "openllmetry-bedrock-titan-invoke-stream-guardrail.yaml": ["chunk", "outputText"],
-}
-IMPORT_SKIPS_EVENT_STREAMS = (
-    "finding: inspector/interop/exchange.py is_streaming() knows text/event-stream, "
-    "streamGenerateContent and a request body with stream: true, not "
-    "application/vnd.amazon.eventstream nor a /converse-stream URL, so import skips "
-    "the interaction as 'not a streamed response' (UnreadableInput)"
-)
 
 
 def test_every_file_of_the_set_has_an_expectation_and_a_provenance_row() -> None:
@@ -166,7 +155,6 @@ def test_every_file_of_the_set_has_an_expectation_and_a_provenance_row() -> None
             *BEDROCK_CASSETTES,
             *WRONG_TODAY,
             *CANNOT_TELL_EACH,
-            *BEDROCK_INVOKE_UNKNOWN_INNER,
             *NO_ADAPTER_SPEAKS,
         ]
     )
@@ -351,7 +339,6 @@ def test_several_choices_each_carry_their_choice_and_final_signal() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(BEDROCK_CASSETTES))
-@pytest.mark.xfail(strict=True, reason=IMPORT_SKIPS_EVENT_STREAMS)
 def test_a_bedrock_converse_stream_cassette_imports(name: str) -> None:
     trace = trace_of(name)
     assert (trace.provider, trace.outcome) == ("bedrock-converse", BEDROCK_CASSETTES[name])
@@ -418,38 +405,6 @@ def test_each_interaction_of_an_unknown_protocol_is_cannot_tell_with_evidence(
         with pytest.raises(ProviderUnknown) as caught:
             load_trace(target)
         assert evidence in str(caught.value)
-
-
-@pytest.mark.parametrize("name", sorted(BEDROCK_INVOKE_UNKNOWN_INNER))
-def test_an_invoke_stream_of_an_unknown_inner_model_is_cannot_tell(
-    name: str, tmp_path: Any
-) -> None:
-    with pytest.raises(ProviderUnknown, match="it is an AWS event stream"):
-        load_trace(recorded_body(name, tmp_path), as_received=False)
-
-
-@pytest.mark.parametrize("name", sorted(BEDROCK_INVOKE_UNKNOWN_INNER))
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding: for an AWS event stream the cannot-tell evidence is the fixed sentence "
-    "'binary frames with :event-type headers, e.g. Bedrock ConverseStream' "
-    "(inspector/input_sniff.py describe_input); it names neither the event types seen "
-    "(chunk: InvokeModelWithResponseStream, not ConverseStream) nor the inner payload's keys",
-)
-def test_an_invoke_streams_cannot_tell_names_its_events_and_inner_keys(
-    name: str, tmp_path: Any
-) -> None:
-    with pytest.raises(ProviderUnknown) as caught:
-        load_trace(recorded_body(name, tmp_path), as_received=False)
-    for evidence in BEDROCK_INVOKE_UNKNOWN_INNER[name]:
-        assert evidence in str(caught.value)
-
-
-@pytest.mark.parametrize("name", sorted(BEDROCK_INVOKE_UNKNOWN_INNER))
-@pytest.mark.xfail(strict=True, reason=IMPORT_SKIPS_EVENT_STREAMS)
-def test_an_invoke_stream_cassette_imports_then_is_cannot_tell(name: str) -> None:
-    with pytest.raises(ProviderUnknown):
-        trace_of(name)
 
 
 def test_an_openrouter_error_chunk_after_the_finish_reason_is_the_streams_end() -> None:

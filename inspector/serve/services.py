@@ -36,6 +36,8 @@ from typing import Final
 
 import orjson
 
+from ..core.adapters.bedrock_inner import ADAPTER_CLASSES as BEDROCK_INNER
+
 __all__ = ["SERVICES", "Service", "service_of"]
 
 
@@ -127,6 +129,8 @@ def service_of(
     if provider == "anthropic":
         on_bedrock = framing == "aws-eventstream" or recorded.endswith(_BY_ENDPOINT[0][0])
         return "bedrock-invoke" if on_bedrock else "anthropic"
+    if provider in BEDROCK_INNER:  # the models read from their own events behind invoke
+        return "bedrock-invoke"
     if provider == "ollama":
         for ending, service in _BY_ENDPOINT[1:]:
             if recorded.endswith(ending):
