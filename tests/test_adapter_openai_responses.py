@@ -886,3 +886,31 @@ def test_usage_is_normalized_and_the_raw_object_kept() -> None:
         "raw": {"input_tokens": 3, "output_tokens": 4},
     }
     assert normalize_usage(None) is None
+
+
+# -- an output finished by an item of another type ---------------------------
+
+
+def test_an_output_finished_by_another_items_type_keeps_the_call_and_the_item_apart() -> None:
+    # Perplexity's Agent API: a server-run search_web call whose output_item.done is
+    # its search_results; the answer follows as a message.
+    call = {**function_call("c1", "search_web", '{"q":"ts"}'), "status": "completed"}
+    results = {"type": "search_results", "queries": ["ts"], "results": [{"id": 1}]}
+    answer = message(output_text("TS is typed JS."))
+    trace = run(created(), item_added(0, call), item_done(0, results),
+                *text_message(1, "TS is typed JS."), completed(results, answer))  # fmt: skip
+    call_start = opened(0, "tool_call", "function_call", name="search_web", call_id="c1")
+    assert events(trace) == [
+        START,
+        call_start,
+        delta(0, "tool_call", '{"q":"ts"}', "json_text"),
+        warning("done_mismatch", "is a 'search_results' item, but that output began as"),
+        stopped(0, "tool_call"),
+        opened(1, "opaque", "search_results"),
+        delta(1, "opaque", json_of(results), "json_text"),
+        stopped(1, "opaque"),
+        opened(2, "text", "output_text"),
+        delta(2, "text", "TS is typed JS."),
+        stopped(2, "text"),
+        done("stop", "completed"),
+    ]

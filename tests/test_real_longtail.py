@@ -110,8 +110,8 @@ BEDROCK_CASSETTES: dict[str, str] = {
     # (no response headers at all: only the /converse-stream URL says it streams)
     "openinference-bedrock-claude3-haiku-converse-stream-tool.yaml": "completed (tool_calls)",
 }
-# A file -> the terminal state and text it should give, where today's reading is wrong.
-WRONG_TODAY: dict[str, tuple[str, str]] = {
+# A file -> the terminal state and text it gives, where an adapter once read it wrongly.
+ONCE_MISREAD: dict[str, tuple[str, str]] = {
     # Perplexity's Agent API (Responses-shaped): a server-run `search_web` function_call
     # whose output_item.done is a `search_results` item, then the answer's text.
     "vercel-perplexity-agent-web-search.sse": (
@@ -120,13 +120,6 @@ WRONG_TODAY: dict[str, tuple[str, str]] = {
         "typed programming language that builds on JavaScript and adds syntax for types.[7]",
     ),
 }
-PERPLEXITY_AGENT_FINDING = (
-    "finding: inspector/core/adapters/openai_responses.py settles the function_call block "
-    "opened at output_index 0 with the output_item.done item found there, though that item "
-    "is of another type (search_results): its JSON is appended to the arguments already "
-    "given in output_item.added, block.stop fails to parse two documents -> failed "
-    "(protocol_error), and the answer (33 output_text.delta at output_index 1) is lost"
-)
 # A protocol no adapter speaks, which another provider's adapter once read (dropping
 # all its text): file -> what "cannot tell" names.
 NO_ADAPTER_SPEAKS: dict[str, str] = {
@@ -153,7 +146,7 @@ def test_every_file_of_the_set_has_an_expectation_and_a_provenance_row() -> None
             *CANNOT_TELL,
             *COHERE_V2,
             *BEDROCK_CASSETTES,
-            *WRONG_TODAY,
+            *ONCE_MISREAD,
             *CANNOT_TELL_EACH,
             *NO_ADAPTER_SPEAKS,
         ]
@@ -375,17 +368,16 @@ def test_bedrock_gpt_oss_reasoning_and_text_after_an_empty_text_block(tmp_path: 
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("name", sorted(WRONG_TODAY))
+@pytest.mark.parametrize("name", sorted(ONCE_MISREAD))
 def test_wrong_today_streams_still_normalize_without_a_broken_invariant(name: str) -> None:
     trace = trace_of(name)
     assert check_invariants(trace.events) == []
     assert trace.provider == "openai-responses"
 
 
-@pytest.mark.parametrize("name", sorted(WRONG_TODAY))
-@pytest.mark.xfail(strict=True, reason=PERPLEXITY_AGENT_FINDING)
+@pytest.mark.parametrize("name", sorted(ONCE_MISREAD))
 def test_a_server_run_call_replaced_by_its_results_item_keeps_the_answer(name: str) -> None:
-    outcome, text = WRONG_TODAY[name]
+    outcome, text = ONCE_MISREAD[name]
     trace = trace_of(name)
     assert trace.outcome == outcome
     assert ("text", text) in texts(trace)

@@ -205,6 +205,7 @@ class _Block:
     citations: int = 0
     is_open: bool = True
     settled: bool = False  # checked against the provider's whole text
+    provider_type: str = ""
 
 
 class OpenAIResponsesAdapter(Adapter):
@@ -440,6 +441,10 @@ class OpenAIResponsesAdapter(Adapter):
         item_type = item.get("type")
         mode = ITEM_TYPES.get(item_type, "opaque") if isinstance(item_type, str) else "opaque"
         key = (output_index, ITEM, 0)
+        began = self.blocks.get(key)
+        if began is not None and began.provider_type not in ("", str(item_type), "reasoning"):
+            self._done_as_another_item(began, output_index, item, frame, out)
+            return
         if mode == "message":
             self._finish_parts(output_index, CONTENT, item.get("content"), event, frame, out)
         elif mode == "reasoning":
@@ -631,7 +636,7 @@ class OpenAIResponsesAdapter(Adapter):
         block = self.blocks.get(key)
         if block is not None:
             return block
-        block = _Block(self.next_index, kind)
+        block = _Block(self.next_index, kind, provider_type=provider_type)
         self.next_index += 1
         self.blocks[key] = block
         self.item_keys.setdefault(key[0], []).append(key)
@@ -658,6 +663,38 @@ class OpenAIResponsesAdapter(Adapter):
             )
         )
         return block
+
+    def _done_as_another_item(
+        self,
+        began: _Block,
+        output_index: int,
+        item: dict[str, Any],
+        frame: Frame,
+        out: list[Action],
+    ) -> None:
+        """An output finished by an item of another type than the one it began as.
+
+        Perplexity's Agent API ends a server-run ``function_call`` with its
+        ``search_results`` at the same output index. Appending that item to the
+        call's arguments would corrupt them, so the call closes with what it was
+        given and the other item becomes an opaque block of its own. A call the
+        server answered in its own output is not one the client must run.
+        """
+        other_type = str(item.get("type"))
+        out.append(
+            Ignore(
+                f"frame {frame.index}: output_item.done for output {output_index} is a "
+                f"{other_type[:40]!r} item, but that output began as {began.provider_type!r} "
+                f"(b_{began.index}); the item is kept as a block of its own",
+                "done_mismatch",
+            )
+        )
+        self._close((output_index, ITEM, 0), out)
+        if began.kind == "tool_call":  # the server ran it: no call is left to the client
+            self.function_calls -= 1
+        other = self._open((output_index, ITEM, 1), "opaque", other_type, out)
+        out.append(Delta(other.index, "json_text", orjson.dumps(item).decode()))
+        self._close((output_index, ITEM, 1), out)
 
     def _append(self, block: _Block, kind: str, text: str, out: list[Action]) -> None:
         block.parts.append(text)
