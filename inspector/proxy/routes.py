@@ -81,6 +81,9 @@ _STREAM_TYPES: Final[dict[str, str]] = {
 #: (first match wins); OpenAI is the default, as most compatible servers are.
 _GOOGLE_PATH: Final = re.compile(r"/(?:v1beta|v1alpha|upload)/|/v1/models/[^/]+:")
 _ANTHROPIC_HEADERS: Final = ("anthropic-version", "x-api-key")
+#: Path prefixes of the other families' APIs (Ollama's /api/tags, Bedrock's
+#: /model/{id}/converse, Cohere's /v2/embed): never sent to OpenAI by default.
+_PREFIXES: Final = (("/api/", "ollama"), ("/model/", "bedrock"), ("/v2/", "cohere"))
 _GOOGLE_HEADERS: Final = ("x-goog-api-key",)
 
 
@@ -137,6 +140,9 @@ def resolve(method: str, path: str, headers: Mapping[str, str]) -> Route:
         return Route(None, "google")
     if path.startswith("/v1/messages") or any(h in headers for h in _ANTHROPIC_HEADERS):
         return Route(None, "anthropic")
+    for prefix, family in _PREFIXES:
+        if path.startswith(prefix):
+            return Route(None, family)
     return Route(None, "openai")
 
 
