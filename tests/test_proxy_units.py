@@ -15,6 +15,7 @@ import pytest
 
 from inspector.capture import load_recording
 from inspector.cli import main
+from inspector.cli.proxy import recipe_lines
 from inspector.proxy import FlowLog, FlowRequest, flow_line
 from inspector.proxy.headers import request_headers, response_headers
 from inspector.proxy.recording import capture_name, create_capture_file, rewrite_header
@@ -178,7 +179,7 @@ def test_headless_prints_one_line_per_exchange_and_ctrl_c_exits_130(tmp_path: Pa
             first = process.stdout.readline()
             url = first.split()[1]
             assert first.startswith("proxying http://127.0.0.1:")
-            for _ in range(3):  # the recipe
+            for _ in recipe_lines("http://x"):  # the recipe, one line per SDK
                 process.stdout.readline()
             response = httpx.post(url + "/v1/messages", json={"model": "text-simple"}, timeout=10)
             assert response.status_code == 200

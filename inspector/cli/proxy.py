@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"{log.count} exchanges; captures in {safe_path(directory)}")
         return EXIT_OK
     print(f"proxying {server.url} -> {upstream}; recording to {safe_path(directory)}", flush=True)
-    for line in _recipe(server.url):
+    for line in recipe_lines(server.url):
         print("  " + line, flush=True)
 
     def print_finished(flow: Any) -> None:
@@ -205,10 +205,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _recipe(url: str) -> list[str]:
+def recipe_lines(url: str) -> list[str]:
     """How to point each SDK at the proxy (docs/proxy.md has the details)."""
     return [
         f"OPENAI_BASE_URL={url}/v1",
         f"ANTHROPIC_BASE_URL={url}",
         f"GOOGLE_GEMINI_BASE_URL={url}",
+        # The clients of the newer protocols read these (botocore: a Bedrock API key only).
+        f"AWS_ENDPOINT_URL_BEDROCK_RUNTIME={url}",
+        f"OLLAMA_HOST={url}",
+        f"CO_API_URL={url}",
     ]
