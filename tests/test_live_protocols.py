@@ -308,3 +308,17 @@ def test_sigv4_credentials_never_show_in_a_repr() -> None:
     request = build_request("bedrock-converse", model="m", prompt="hi")
     signed = sign_sigv4(request, AwsCredentials(ACCESS, SECRET_KEY), "us-east-1")
     assert SECRET_KEY not in repr(signed)
+
+
+def test_a_servers_own_cancel_exits_1_and_only_a_stop_on_our_side_130() -> None:
+    from inspector.capture import read_recording
+
+    rec = read_recording(CAPTURES / "ai-sdk-ui/abort-part.jsonl")
+    normalizer = Normalizer("ai-sdk-ui", "s")
+    normalizer.feed(rec.body)
+    aborted = normalizer.finish(TransportEnd("eof"))
+    assert aborted.outcome == "interrupted (cancelled)"  # the server's `abort` part
+    assert exit_code(aborted) == 1
+    stopped = Normalizer("ollama", "s", framing="ndjson")
+    stopped.feed(b'{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}\n')
+    assert exit_code(stopped.finish(TransportEnd("cancelled", 1.0, "cancelled by the user"))) == 130

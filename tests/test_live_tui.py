@@ -78,3 +78,26 @@ async def test_quitting_mid_stream_still_closes_the_capture(
     rec = load_recording(capture)
     assert rec.end is not None and rec.end.reason == "cancelled"
     assert rec.body == b"".join(chunk.data for chunk in feed.trace.chunks)
+
+
+@pytest.mark.parametrize(
+    ("row", "capture"),
+    [("bedrock-converse", "bedrock-converse/tool-use"), ("ollama", "ollama/chat-thinking")],
+)
+async def test_the_tui_follows_a_binary_and_an_ndjson_live_stream_to_its_end(
+    tmp_path: Path, row: str, capture: str
+) -> None:
+    from .conftest import CAPTURES
+
+    source = CAPTURES / f"{capture}.jsonl"
+    with serving(source.parent) as upstream:
+        request = build_request(row, model=source.stem, prompt="hi", base_url=upstream.url)
+        feed = LiveFeed(request, capture=tmp_path / "c.jsonl", progress_timeout=30)
+        app = InspectorApp(feed)
+        async with app.run_test() as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert feed.trace.outcome == load_trace(source).outcome
+    expected = load_trace(source).events
+    assert without_ids(feed.trace.events) == without_ids(expected)
+    assert without_ids(load_trace(tmp_path / "c.jsonl").events) == without_ids(expected)

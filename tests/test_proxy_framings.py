@@ -212,3 +212,16 @@ def test_a_bedrock_key_echoed_in_the_event_stream_is_not_recorded_and_the_captur
     assert trace.outcome == "completed (stop)"
     texts = [e["delta"]["text"] for e in trace.events if e["type"] == "block.delta"]
     assert texts[0].startswith("your key is ") and key not in texts[0]
+
+
+@pytest.mark.parametrize(
+    ("path", "family"),
+    [("/api/tags", "ollama"), ("/api/show", "ollama"), ("/model/m/converse", "bedrock"),
+     ("/v2/embed", "cohere"), ("/v1/models", "openai")],
+)  # fmt: skip
+def test_the_other_paths_of_each_family_go_to_its_upstream_unrecorded(
+    path: str, family: str
+) -> None:
+    assert resolve("GET" if path.startswith("/api/tags") else "POST", path, {}) == Route(
+        None, family
+    )

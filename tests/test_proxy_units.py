@@ -19,6 +19,7 @@ from inspector.proxy import FlowLog, FlowRequest, flow_line
 from inspector.proxy.headers import request_headers, response_headers
 from inspector.proxy.recording import capture_name, create_capture_file, rewrite_header
 from inspector.proxy.routes import Route, model_of, resolve, upstream_url
+from inspector.proxy.routes import recipe as recipe_lines
 from inspector.redact import SecretSet
 
 from .conftest import ROOT
@@ -178,7 +179,7 @@ def test_headless_prints_one_line_per_exchange_and_ctrl_c_exits_130(tmp_path: Pa
             first = process.stdout.readline()
             url = first.split()[1]
             assert first.startswith("proxying http://127.0.0.1:")
-            for _ in range(3):  # the recipe
+            for _ in recipe_lines("http://x"):  # the recipe, one line per SDK
                 process.stdout.readline()
             response = httpx.post(url + "/v1/messages", json={"model": "text-simple"}, timeout=10)
             assert response.status_code == 200

@@ -82,6 +82,9 @@ _STREAM_TYPES: Final[dict[str, str]] = {
 #: (first match wins); OpenAI is the default, as most compatible servers are.
 _GOOGLE_PATH: Final = re.compile(r"/(?:v1beta|v1alpha|upload)/|/v1/models/[^/]+:")
 _ANTHROPIC_HEADERS: Final = ("anthropic-version", "x-api-key")
+#: Path prefixes of the other families' APIs (Ollama's /api/tags, Bedrock's
+#: /model/{id}/converse, Cohere's /v2/embed): never sent to OpenAI by default.
+_PREFIXES: Final = (("/api/", "ollama"), ("/model/", "bedrock"), ("/v2/", "cohere"))
 _GOOGLE_HEADERS: Final = ("x-goog-api-key",)
 
 
@@ -138,6 +141,9 @@ def resolve(method: str, path: str, headers: Mapping[str, str]) -> Route:
         return Route(None, "google")
     if path.startswith("/v1/messages") or any(h in headers for h in _ANTHROPIC_HEADERS):
         return Route(None, "anthropic")
+    for prefix, family in _PREFIXES:
+        if path.startswith(prefix):
+            return Route(None, family)
     return Route(None, "openai")
 
 
@@ -171,4 +177,8 @@ def recipe(url: str) -> list[str]:
         f"OPENAI_BASE_URL={url}/v1",
         f"ANTHROPIC_BASE_URL={url}",
         f"GOOGLE_GEMINI_BASE_URL={url}",
+        # The clients of the newer protocols read these (botocore: a Bedrock API key only).
+        f"AWS_ENDPOINT_URL_BEDROCK_RUNTIME={url}",
+        f"OLLAMA_HOST={url}",
+        f"CO_API_URL={url}",
     ]

@@ -19,12 +19,13 @@ plays. Tests read the plan to know exactly which bytes a client must get.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from .framings import frame_ends, frame_spans
+from .framings import frame_ends, iter_frame_spans
 
 __all__ = [
     "CLOSE_FAULTS",
@@ -312,35 +313,39 @@ def _corrupted(chunks: Pieces, offset: int) -> Iterator[tuple[float, bytes]]:
 
 
 class _Places:
-    """The byte offsets of a request's places, frame addresses resolved once."""
+    """The byte offsets of a request's places, frame addresses found by decoding.
+
+    Frames are decoded as each question is asked and stop at the frame it
+    needs: no list of a large capture's frames is ever made for a request.
+    """
 
     def __init__(self, chunks: list[tuple[float, bytes]], framing: str) -> None:
         self.total = sum(len(d) for _, d in chunks)
         self.framing = framing
         self._chunks = chunks
-        self._spans: list[tuple[int, int]] | None = None
 
-    def spans(self) -> list[tuple[int, int]]:
-        """Every complete frame's span (found on first use: one pass over the body)."""
-        if self._spans is None:
-            self._spans = frame_spans((d for _, d in self._chunks), self.framing)
-        return self._spans
+    def spans(self) -> Iterator[tuple[int, int]]:
+        """Every complete frame's span, in order (one pass over the body)."""
+        return iter_frame_spans((d for _, d in self._chunks), self.framing)
+
+    def _span(self, index: int) -> tuple[int, int] | None:
+        return next(itertools.islice(self.spans(), index, None), None)
 
     def boundary(self, place: Place) -> int:
         """The byte offset of ``place``: where frame K begins (past the last: the end)."""
         if isinstance(place, int):
             return place
-        spans = self.spans()
-        return spans[place.index][0] if place.index < len(spans) else self.total
+        span = self._span(place.index)
+        return span[0] if span is not None else self.total
 
     def corrupted_byte(self, place: Place) -> int:
         """The byte ``corrupt`` damages: the offset, or the middle of frame K (none: -1)."""
         if isinstance(place, int):
             return place
-        spans = self.spans()
-        if place.index >= len(spans):
+        span = self._span(place.index)
+        if span is None:
             return -1
-        start, end = spans[place.index]
+        start, end = span
         return start + (end - start) // 2
 
 

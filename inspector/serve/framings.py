@@ -18,7 +18,7 @@ parser sees frame K begin.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final
 
 from ..core.framing import decoder_for
@@ -29,6 +29,7 @@ __all__ = [
     "KEEPALIVES",
     "frame_ends",
     "frame_spans",
+    "iter_frame_spans",
     "keepalive",
 ]
 
@@ -52,23 +53,29 @@ def keepalive(framing: str, service: str) -> bytes | None:
     return KEEPALIVES.get(service, COMMENT_KEEPALIVE)
 
 
-def frame_spans(body: bytes | Iterable[bytes], framing: str = "sse") -> list[tuple[int, int]]:
+def iter_frame_spans(
+    body: bytes | Iterable[bytes], framing: str = "sse"
+) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each complete frame of ``body`` (bytes, or its chunks) in
-    ``framing``, in order; the spans tile the body up to the last complete frame.
+    ``framing``, in order, as they are decoded; the spans tile the body up to the
+    last complete frame.
 
     SSE comments are not frames: one may sit between the lines of an event,
     so where it ends is no place for another frame. Decoding stops at the
     first framing error (a CRC mismatch): no frame is counted past it.
     """
     decoder = decoder_for(framing)
-    spans = []
     start = 0  # a frame's span starts where the one before ended: spans tile the body
     for chunk in (body,) if isinstance(body, bytes) else body:
         for frame in decoder.feed(chunk):
             if not frame.is_comment:
-                spans.append((start, frame.end))
+                yield start, frame.end
                 start = frame.end
-    return spans
+
+
+def frame_spans(body: bytes | Iterable[bytes], framing: str = "sse") -> list[tuple[int, int]]:
+    """Every span :func:`iter_frame_spans` gives, as a list."""
+    return list(iter_frame_spans(body, framing))
 
 
 def frame_ends(body: bytes | Iterable[bytes], framing: str = "sse") -> list[int]:

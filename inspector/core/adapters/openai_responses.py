@@ -668,7 +668,7 @@ class OpenAIResponsesAdapter(Adapter):
         self,
         began: _Block,
         output_index: int,
-        item: dict[str, Any],
+        item: Mapping[str, Any],
         frame: Frame,
         out: list[Action],
     ) -> None:
