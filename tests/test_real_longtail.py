@@ -58,17 +58,9 @@ EXPECTED: dict[str, tuple[str, str, set[str]]] = {
         set(),
     ),
     "vercel-mistral-small-thinking-content-array.sse": ("openai-chat", "completed (stop)", set()),
-    # Moonshot sends usage inside the choice (kimi-k3 also at the top level).
-    "vercel-moonshot-kimi-k3-usage-live.sse": (
-        "openai-chat",
-        "completed (stop)",
-        {"choices[].usage"},
-    ),
-    "vercel-moonshot-kimi-k25-choice-usage.sse": (
-        "openai-chat",
-        "completed (stop)",
-        {"choices[].usage"},
-    ),
+    # Moonshot sends usage inside the choice (kimi-k3 also at the top level, which wins).
+    "vercel-moonshot-kimi-k3-usage-live.sse": ("openai-chat", "completed (stop)", set()),
+    "vercel-moonshot-kimi-k25-choice-usage.sse": ("openai-chat", "completed (stop)", set()),
     "openai-python-n3-choices.sse": ("openai-chat", "completed (stop)", set()),
     # OpenRouter (Minimax): finish_reason length twice, then an error chunk with usage.
     "pydantic-ai-openrouter-minimax-length-then-error-chunk.yaml": (
@@ -302,11 +294,6 @@ def test_a_choice_level_usage_duplicate_is_not_needed_when_top_level_usage_follo
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding: Moonshot (kimi-k2.5) puts its only usage in choices[].usage; the Chat "
-    "adapter warns unread_field and stream.done has usage None (no dialect row for Moonshot)",
-)
 def test_moonshot_usage_inside_the_choice_is_the_streams_usage() -> None:
     usage = done("vercel-moonshot-kimi-k25-choice-usage.sse")["usage"]
     assert (usage["input_tokens"], usage["output_tokens"]) == (12, 5)

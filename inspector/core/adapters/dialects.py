@@ -106,6 +106,15 @@ DIALECTS: Final[tuple[Dialect, ...]] = (
         notes="completion_tokens excludes reasoning: output_tokens adds reasoning_tokens",
     ),
     Dialect(
+        "moonshot",
+        "captures/openai-chat/dialect-moonshot-choice-usage.sse (real, vercel/ai: the only "
+        "usage inside choices[]); "
+        "https://platform.moonshot.ai/docs/api/chat (streaming usage in the last choice)",
+        hosts=("api.moonshot.ai", "api.moonshot.cn"),
+        model_prefixes=("kimi", "moonshot"),
+        notes="usage may come only inside the finishing choice (read as the stream's usage)",
+    ),
+    Dialect(
         "deepseek",
         "captures/openai-chat/dialect-deepseek-reasoning-content.sse (real, pydantic-ai); "
         "https://api-docs.deepseek.com/guides/kv_cache",

@@ -221,6 +221,8 @@ class OpenAIChatAdapter(Adapter):
         if not isinstance(usage, dict):
             groq = chunk.get("x_groq")  # Groq's usage, when the chunk has none of its own
             usage = groq.get("usage") if isinstance(groq, dict) else None
+        if not isinstance(usage, dict):
+            usage = _choice_usage(chunk.get("choices"))
         if isinstance(usage, dict):
             self.usage = normalize_usage(usage, self._adds_reasoning())
 
@@ -567,6 +569,17 @@ def _chunk_texts(value: Any) -> list[str]:
             if isinstance(item, dict) and isinstance(item.get("text"), str) and item["text"]
         ]
     return []
+
+
+def _choice_usage(choices: Any) -> dict[str, Any] | None:
+    """The usage a choice carries (Moonshot puts the stream's there), when a chunk has none."""
+    if not isinstance(choices, list):
+        return None
+    for choice in choices:
+        usage = choice.get("usage") if isinstance(choice, dict) else None
+        if isinstance(usage, dict):
+            return usage
+    return None
 
 
 def normalize_usage(usage: Mapping[str, Any], adds_reasoning: bool = False) -> dict[str, Any]:

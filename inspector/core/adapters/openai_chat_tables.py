@@ -75,7 +75,14 @@ CHUNK_FIELDS: Final[FieldShape] = {
     "error": READ,
     "citations": READ,
     "search_results": READ,
-    "choices": {"index": READ, "delta": DELTA_FIELDS, "finish_reason": READ, "logprobs": IGNORED},
+    # `usage` in a choice: Moonshot's only usage (read when the chunk has none).
+    "choices": {
+        "index": READ,
+        "delta": DELTA_FIELDS,
+        "finish_reason": READ,
+        "logprobs": IGNORED,
+        "usage": READ,
+    },
 }
 
 # Mistral's content chunks: chunk type -> (block kind, provider_type).
