@@ -367,18 +367,34 @@ class Normalizer(Generic[R]):
         """Record one chunk of an HTTP error response: kept, never decoded as SSE."""
         self.trace.add_chunk(self.trace.bytes_received, time, data)
 
-    def fail_http(self, status: int, body: bytes | None = None) -> R:
+    def fail_http(
+        self, status: int, body: bytes | None = None, error_type: str | None = None
+    ) -> R:
         """The response was an HTTP error before any stream: end ``failed``.
 
         ``body`` defaults to the chunks given to :meth:`receive_error_body`
-        (a summary keeps none: pass it).
+        (a summary keeps none: pass it). ``error_type``: the code a response
+        header names (AWS's ``x-amzn-errortype``); defaults to the one the
+        capture header's response headers hold.
         """
         if body is None:
             body = self.trace.error_body()
-        fail = self.adapter.http_error(status, body)
+        if error_type is None:
+            error_type = _header_error_type(self.trace.header)
+        fail = self.adapter.http_error(status, body, error_type)
         self.machine.fail(fail.category, fail.message, fail.provider_code)
         self.finished = True
         return self.trace
+
+
+def _header_error_type(header: Mapping[str, Any] | None) -> str | None:
+    """``x-amzn-errortype`` of the response headers a capture header recorded."""
+    response = header.get("response") if header is not None else None
+    headers = response.get("headers") if isinstance(response, Mapping) else None
+    if not isinstance(headers, Mapping):
+        return None
+    found = next((v for k, v in headers.items() if str(k).lower() == "x-amzn-errortype"), None)
+    return found if isinstance(found, str) else None
 
 
 def normalize(

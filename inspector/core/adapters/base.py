@@ -184,9 +184,13 @@ class Adapter(ABC):
         """
         return []
 
-    def http_error(self, status: int, body: bytes) -> Fail:
-        """The stream's end when the HTTP response was an error status."""
-        return error_from_body(status, body)
+    def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
+        """The stream's end when the HTTP response was an error status.
+
+        ``error_type``: the error code a response header names (AWS's
+        ``x-amzn-errortype``), for bodies that carry only a message.
+        """
+        return error_from_body(status, body, error_type)
 
 
 def frame_json(frame: Frame) -> tuple[Any, Fail | None]:
@@ -289,8 +293,29 @@ def bare_error(body: bytes) -> Fail | None:
     return Fail(fail.category, fail.provider_code, f"a JSON error body, no stream: {fail.message}")
 
 
-def error_from_body(status: int, body: bytes) -> Fail:
-    """Classify an HTTP error response from its status and JSON body."""
+def _aws_code(name: Any) -> str | None:
+    """``ThrottlingException`` from ``ThrottlingException:http://…`` or ``com.x#Throttling…``."""
+    if not isinstance(name, str) or not name:
+        return None
+    return name.split(":", 1)[0].rsplit("#", 1)[-1][:80] or None
+
+
+def _flat_error(parsed: Mapping[str, Any], status: int, error_type: str | None) -> Fail | None:
+    """An error body without an ``error`` object: ``{"error": "text"}`` (Ollama) or
+    ``{"message": …}`` (Bedrock, whose code is in a header or ``__type``; Cohere)."""
+    error = parsed.get("error")
+    message = error if isinstance(error, str) else parsed.get("message", parsed.get("Message"))
+    if not isinstance(message, str) or not message:
+        return None
+    code = _aws_code(error_type) or _aws_code(parsed.get("__type"))
+    category = category_for(code, status) if code is not None else category_for(None, status)
+    if category == "unknown":
+        category = category_for(None, status)
+    return Fail(category, code if code is not None else status, f"HTTP {status}: {message}")
+
+
+def error_from_body(status: int, body: bytes, error_type: str | None = None) -> Fail:
+    """Classify an HTTP error response from its status, JSON body and header-named code."""
     try:
         parsed = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
@@ -302,6 +327,9 @@ def error_from_body(status: int, body: bytes) -> Fail:
         if fail.provider_code is None:
             fail = Fail(fail.category, status, fail.message)
         return Fail(fail.category, fail.provider_code, f"HTTP {status}: {fail.message}")
+    flat = _flat_error(parsed, status, error_type) if isinstance(parsed, Mapping) else None
+    if flat is not None:
+        return flat
     text = body[:200].decode("utf-8", "replace").strip()
     message = f"HTTP {status}" + (f": {text}" if text else "")
     return Fail(category_for(None, status), status, message)

@@ -45,7 +45,7 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..errors import category_for
 from ..sse import Frame
-from .base import Adapter, int_or_none, json_problem
+from .base import Adapter, error_from_body, int_or_none, json_problem
 from .content_rule import by_content
 from .fields import IGNORED, READ, FieldAccount, FieldTable
 
@@ -56,6 +56,7 @@ __all__ = [
     "FINAL_SIGNALS",
     "STOP_REASONS",
     "BedrockConverseAdapter",
+    "bedrock_http_error",
     "exception_fail",
     "normalize_usage",
 ]
@@ -169,10 +170,26 @@ def normalize_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def bedrock_http_error(status: int, body: bytes, error_type: str | None) -> Fail:
+    """An HTTP error from Bedrock: its code (``x-amzn-errortype``) sets the category
+    through :data:`EXCEPTIONS` where the status alone would not (a quota is a 400)."""
+    fail = error_from_body(status, body, error_type)
+    code = fail.provider_code
+    if isinstance(code, str) and code:
+        known = EXCEPTIONS.get(code[:1].lower() + code[1:])
+        if known is not None:
+            return Fail(known, code, fail.message)
+    return fail
+
+
 class BedrockConverseAdapter(Adapter):
     """ConverseStream events to actions; see the module's final-signal table."""
 
     provider = "bedrock-converse"
+
+    def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
+        """Bedrock's error body names only a message; its code comes in a header."""
+        return bedrock_http_error(status, body, error_type)
 
     def __init__(self) -> None:
         self.started = False

@@ -53,7 +53,7 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
 from .base import Adapter, int_or_none, json_problem
-from .bedrock_converse import BedrockConverseAdapter
+from .bedrock_converse import BedrockConverseAdapter, bedrock_http_error
 from .fields import IGNORED, READ, FieldAccount, FieldTable, Shape
 
 __all__ = [
@@ -220,6 +220,10 @@ class _OneTextAdapter(Adapter):
 
     family: ClassVar[Family]
 
+    def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
+        """As Converse's: the code a Bedrock error names in its header sets the category."""
+        return bedrock_http_error(status, body, error_type)
+
     def __init__(self) -> None:
         self.started = False
         self.open = False
@@ -320,6 +324,10 @@ class BedrockNovaAdapter(Adapter):
     """
 
     provider = "bedrock-nova"
+
+    def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
+        """As Converse's: the code a Bedrock error names in its header sets the category."""
+        return bedrock_http_error(status, body, error_type)
 
     def __init__(self) -> None:
         self.converse = BedrockConverseAdapter()
