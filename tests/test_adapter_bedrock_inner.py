@@ -262,3 +262,26 @@ def test_command_nests_each_piece_in_generations_as_aws_example_reads_it() -> No
         ("block.stop", 0),
         ("stream.done", "length", "MAX_TOKENS", (11, 4)),
     ]
+
+
+def test_a_choice_other_than_0_is_skipped_with_one_warning_never_silently() -> None:
+    events = [
+        {"generations": [{"text": "Hi", "is_finished": False, "index": 0}]},
+        {"generations": [{"text": "Yo", "is_finished": False, "index": 1}]},
+        {"generations": [{"text": "!", "is_finished": False, "index": 1}]},
+        {"generations": [{"text": "", "is_finished": True, "finish_reason": "COMPLETE",
+                          "index": 0}]},
+    ]  # fmt: skip
+    assert compact(run(body(events), "bedrock-cohere", "aws-eventstream")) == [
+        ("stream.start", "bedrock-cohere", "aws-eventstream", None),
+        ("block.start", 0, "text", "text"),
+        ("block.delta", 0, "text", "Hi"),
+        ("stream.warning", "several_choices"),
+        ("block.stop", 0),
+        ("stream.done", "stop", "COMPLETE", (None, None)),
+    ]
+    pair = [{"text": "Hi", "stop_reason": "stop"}, {"text": "Yo", "stop_reason": None}]
+    two = [{"outputs": pair}]
+    assert ("stream.warning", "several_choices") in compact(
+        run(body(two), "bedrock-mistral", "aws-eventstream")
+    )
