@@ -305,6 +305,8 @@ def test_the_real_nova_recording_reads_by_its_frames_alone() -> None:
         "end_turn",
     )
     assert (done["usage"]["input_tokens"], done["usage"]["output_tokens"]) == (30, 55)
+    # Nova's invoke names for cached tokens, read as Converse's.
+    assert done["usage"]["cached_input_tokens"] == 0
     texts = "".join(e["delta"]["text"] for e in trace.events if e["type"] == "block.delta")
     assert texts.startswith("On their first night in the wilderness")
     assert "{Account Number}" in texts  # the guardrail anonymized the planted number

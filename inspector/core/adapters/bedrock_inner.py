@@ -27,8 +27,9 @@ provider           final signal (in a ``chunk``)                 outcome
                    ``ERROR_TOXIC``, ``ERROR_LIMIT``)             ``failed`` for the ``ERROR*``
 ``bedrock-mistral``  ``outputs[0].stop_reason`` not null          ``completed``
                    (``stop``, ``length``)
-``bedrock-nova``   ``messageStop`` then ``metadata`` (Converse's  as :mod:`.bedrock_converse`
-                   own rule, events unwrapped from their key)
+``bedrock-nova``   ``messageStop`` then ``metadata`` (Converse's  as :mod:`.bedrock_converse`;
+                   own rule, events unwrapped from their key)    usage's ``cache…TokenCount``
+                                                                 read as Converse's names
 any                a guardrail that blocked the input (no        ``failed`` / ``content_filter``
                    reason, ``amazon-bedrock-trace`` says
                    ``BLOCKED``)
@@ -49,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from dataclasses import replace as replace_frame
+from dataclasses import replace as replace_frame  # (frames and actions alike)
 from typing import Any, ClassVar, Final
 
 import orjson
@@ -342,6 +343,26 @@ class BedrockMistralAdapter(_OneTextAdapter):
 
 #: What Nova's objects may hold besides their one Converse event.
 _NOVA_EXTRA: Final = frozenset(BEDROCK_FIELDS)
+#: Nova's usage names on invoke -> Converse's (a real recording has both spellings' meaning).
+_NOVA_USAGE: Final = {
+    "cacheReadInputTokenCount": "cacheReadInputTokens",
+    "cacheWriteInputTokenCount": "cacheWriteInputTokens",
+}
+
+
+def _with_raw(action: Action, raw: dict[str, Any]) -> Action:
+    if not isinstance(action, Finish) or action.usage is None:
+        return action
+    return replace_frame(action, usage={**action.usage, "raw": dict(raw)})
+
+
+def _converse_usage(payload: dict[str, Any]) -> dict[str, Any]:
+    """A Nova ``metadata`` payload with its usage named as Converse names it."""
+    usage = payload.get("usage")
+    if not isinstance(usage, dict) or not any(k in usage for k in _NOVA_USAGE):
+        return payload
+    renamed = {_NOVA_USAGE.get(k, k): v for k, v in usage.items()}
+    return {**payload, "usage": renamed}
 
 
 class BedrockNovaAdapter(Adapter):
@@ -370,11 +391,18 @@ class BedrockNovaAdapter(Adapter):
                 Ignore(f"frame {frame.index}: not one Converse event under its name; skipped"),
             ]
         payload = data[names[0]]
+        if names[0] == "metadata":
+            payload = _converse_usage(payload)
         blocked = guardrail_block(data) if names[0] != "messageStop" else None
         if blocked is not None:
             return [*self._start(), blocked]
         inner = replace_frame(frame, event=names[0], data=orjson.dumps(payload).decode())
-        return self.converse.feed(inner)
+        actions = self.converse.feed(inner)
+        sent = data[names[0]].get("usage")
+        if payload is data[names[0]] or not isinstance(sent, dict):
+            return actions
+        # The raw usage stays what Nova sent (the renaming is for reading it only).
+        return [_with_raw(action, sent) for action in actions]
 
     def _start(self) -> list[Action]:
         if self.converse.started:
