@@ -350,6 +350,11 @@ def bedrock_invoke_models() -> None:
                "completionReason": "LENGTH", **_METRICS}),
     ], "eof", 36)  # fmt: skip
 
+    camping = {"schemaVersion": "messages-v1", "messages": [{"role": "user", "content": [{"text": "A camping trip"}]}],
+               "system": [{"text": "tell me a very two sentence story and put the string 1234561666 into the last sentence."}],
+               "inferenceConfig": {"topP": 0.9, "topK": 20, "temperature": 0.7}}  # fmt: skip
+    write(folder, "nova-guardrail-real", model_header("bedrock-nova", "amazon.nova-lite-v1:0", camping),
+          recorded("openllmetry-nova-invoke-stream-guardrail"), "eof", 44)  # fmt: skip
     nova = "us.amazon.nova-lite-v1:0"
     camp = {
         "schemaVersion": "messages-v1",

@@ -262,3 +262,52 @@ def test_command_nests_each_piece_in_generations_as_aws_example_reads_it() -> No
         ("block.stop", 0),
         ("stream.done", "length", "MAX_TOKENS", (11, 4)),
     ]
+
+
+def test_a_choice_other_than_0_is_skipped_with_one_warning_never_silently() -> None:
+    events = [
+        {"generations": [{"text": "Hi", "is_finished": False, "index": 0}]},
+        {"generations": [{"text": "Yo", "is_finished": False, "index": 1}]},
+        {"generations": [{"text": "!", "is_finished": False, "index": 1}]},
+        {"generations": [{"text": "", "is_finished": True, "finish_reason": "COMPLETE",
+                          "index": 0}]},
+    ]  # fmt: skip
+    assert compact(run(body(events), "bedrock-cohere", "aws-eventstream")) == [
+        ("stream.start", "bedrock-cohere", "aws-eventstream", None),
+        ("block.start", 0, "text", "text"),
+        ("block.delta", 0, "text", "Hi"),
+        ("stream.warning", "several_choices"),
+        ("block.stop", 0),
+        ("stream.done", "stop", "COMPLETE", (None, None)),
+    ]
+    pair = [{"text": "Hi", "stop_reason": "stop"}, {"text": "Yo", "stop_reason": None}]
+    two = [{"outputs": pair}]
+    assert ("stream.warning", "several_choices") in compact(
+        run(body(two), "bedrock-mistral", "aws-eventstream")
+    )
+
+
+def test_the_real_nova_recording_reads_by_its_frames_alone() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data" / "cassette_bodies"
+    whole = base64.b64decode(
+        "".join((data / "openllmetry-nova-invoke-stream-guardrail.b64").read_text().split())
+    )
+    frames = decoder_for("aws-eventstream").feed(whole)
+    assert len(frames) == 115
+    assert detect_provider(frames) == "bedrock-nova"
+    trace = run([whole], "bedrock-nova", "aws-eventstream")
+    done = trace.events[-1]
+    assert (done["type"], done["finish_reason"], done["provider_finish_reason"]) == (
+        "stream.done",
+        "stop",
+        "end_turn",
+    )
+    assert (done["usage"]["input_tokens"], done["usage"]["output_tokens"]) == (30, 55)
+    # Nova's invoke names for cached tokens, read as Converse's.
+    assert done["usage"]["cached_input_tokens"] == 0
+    texts = "".join(e["delta"]["text"] for e in trace.events if e["type"] == "block.delta")
+    assert texts.startswith("On their first night in the wilderness")
+    assert "{Account Number}" in texts  # the guardrail anonymized the planted number
+    assert not [e for e in trace.events if e["type"] == "stream.warning"]

@@ -241,6 +241,7 @@ def test_the_exported_event_stream_has_valid_crcs_for_our_decoder_and_botocores(
         "bedrock-invoke/claude-tool-use.jsonl",
         "bedrock-invoke/titan-guardrail-anonymized.jsonl",
         "bedrock-invoke/nova-tool-use.jsonl",
+        "bedrock-invoke/nova-guardrail-real.jsonl",
         "bedrock-converse/tool-use.jsonl",
         "bedrock-converse/crc-mismatch.jsonl",
         "bedrock-invoke/interrupted-mid-message.jsonl",

@@ -27,13 +27,18 @@ provider           final signal (in a ``chunk``)                 outcome
                    ``ERROR_TOXIC``, ``ERROR_LIMIT``)             ``failed`` for the ``ERROR*``
 ``bedrock-mistral``  ``outputs[0].stop_reason`` not null          ``completed``
                    (``stop``, ``length``)
-``bedrock-nova``   ``messageStop`` then ``metadata`` (Converse's  as :mod:`.bedrock_converse`
-                   own rule, events unwrapped from their key)
+``bedrock-nova``   ``messageStop`` then ``metadata`` (Converse's  as :mod:`.bedrock_converse`;
+                   own rule, events unwrapped from their key)    usage's ``cache…TokenCount``
+                                                                 read as Converse's names
 any                a guardrail that blocked the input (no        ``failed`` / ``content_filter``
                    reason, ``amazon-bedrock-trace`` says
                    ``BLOCKED``)
 any                bytes end before the final signal             ``interrupted``
 =================  ============================================  ===============================
+
+Only choice 0 is modelled: an object of another choice (Titan's or Cohere's
+``index``, a second ``outputs`` / ``generations`` element) is skipped with
+one ``stream.warning`` ``several_choices``.
 
 Bedrock adds ``amazon-bedrock-invocationMetrics`` to the last object (its own
 token counts, the usage when the model gives none), and, with a guardrail,
@@ -45,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from dataclasses import replace as replace_frame
+from dataclasses import replace as replace_frame  # (frames and actions alike)
 from typing import Any, ClassVar, Final
 
 import orjson
@@ -108,6 +113,19 @@ def _cohere_text(data: Mapping[str, Any]) -> str | None:
     return None if part.get("is_finished") is True else _str(part.get("text"))
 
 
+def _choice(value: Any) -> int:
+    # Titan sends its index as a float (0.0); a missing or odd one is choice 0.
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def _none(data: Mapping[str, Any]) -> int:
+    return 0
+
+
+def _no_more(data: Mapping[str, Any]) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class Family:
     """How one model family's objects read: its text, its final reason, its usage."""
@@ -122,6 +140,10 @@ class Family:
     #: (input tokens key, output tokens key) in the model's own objects.
     usage_keys: tuple[str, str]
     fields: Shape
+    #: The choice (``num_generations``, ``n``) an object's text belongs to; only 0 is modelled.
+    choice: Callable[[Mapping[str, Any]], int] = _none
+    #: Whether an object carries more choices than the one read (warned, not modelled).
+    more: Callable[[Mapping[str, Any]], bool] = _no_more
 
 
 LLAMA: Final = Family(
@@ -148,8 +170,9 @@ TITAN: Final = Family(
     usage_keys=("inputTextTokenCount", "totalOutputTextTokenCount"),
     fields={
         "outputText": READ, "completionReason": READ, "inputTextTokenCount": READ,
-        "totalOutputTextTokenCount": READ, "index": IGNORED, **BEDROCK_FIELDS,
+        "totalOutputTextTokenCount": READ, "index": READ, **BEDROCK_FIELDS,
     },
+    choice=lambda d: _choice(d.get("index")),
 )  # fmt: skip
 COHERE: Final = Family(
     "bedrock-cohere",
@@ -163,13 +186,15 @@ COHERE: Final = Family(
     fields={
         "text": READ, "is_finished": READ, "finish_reason": READ, "event_type": READ,
         "generations": {
-            "text": READ, "is_finished": READ, "finish_reason": READ, "index": IGNORED,
+            "text": READ, "is_finished": READ, "finish_reason": READ, "index": READ,
             "id": IGNORED, "likelihood": IGNORED, "token_likelihoods": IGNORED,
         },
         # The final object repeats the whole answer; the deltas already carried it.
-        "response": IGNORED, "index": IGNORED, "generation_id": IGNORED, "id": IGNORED,
+        "response": IGNORED, "index": READ, "generation_id": IGNORED, "id": IGNORED,
         "prompt": IGNORED, **BEDROCK_FIELDS,
     },
+    choice=lambda d: _choice(_cohere_part(d).get("index")),
+    more=lambda d: isinstance(d.get("generations"), list) and len(d["generations"]) > 1,
 )  # fmt: skip
 MISTRAL: Final = Family(
     "bedrock-mistral",
@@ -179,6 +204,7 @@ MISTRAL: Final = Family(
     fail={},
     usage_keys=("", ""),
     fields={"outputs": {"text": READ, "stop_reason": READ}, **BEDROCK_FIELDS},
+    more=lambda d: isinstance(d.get("outputs"), list) and len(d["outputs"]) > 1,
 )
 
 #: provider -> its family's rules (Nova is Converse's events: :class:`BedrockNovaAdapter`).
@@ -230,6 +256,7 @@ class _OneTextAdapter(Adapter):
         self.inputs: int | None = None
         self.outputs: int | None = None
         self.fields = FieldAccount({"chunk": self.family.fields})
+        self.warned_choices = False
 
     def feed(self, frame: Frame) -> list[Action]:
         """One object: its text, then, when it carries one, the final reason."""
@@ -247,6 +274,13 @@ class _OneTextAdapter(Adapter):
             return out
         self.fields.check("chunk", data, frame.index, out)
         family = self.family
+        other = family.choice(data) != 0
+        if (other or family.more(data)) and not self.warned_choices:
+            self.warned_choices = True
+            what = "choices other than 0 (num_generations, n) are not modelled yet; skipped"
+            out.append(Ignore(f"frame {frame.index}: {what}", "several_choices"))
+        if other:
+            return out
         reason = family.reason(data)
         blocked = guardrail_block(data) if reason is None else None
         if blocked is not None:
@@ -313,6 +347,26 @@ class BedrockMistralAdapter(_OneTextAdapter):
 
 #: What Nova's objects may hold besides their one Converse event.
 _NOVA_EXTRA: Final = frozenset(BEDROCK_FIELDS)
+#: Nova's usage names on invoke -> Converse's (a real recording has both spellings' meaning).
+_NOVA_USAGE: Final = {
+    "cacheReadInputTokenCount": "cacheReadInputTokens",
+    "cacheWriteInputTokenCount": "cacheWriteInputTokens",
+}
+
+
+def _with_raw(action: Action, raw: dict[str, Any]) -> Action:
+    if not isinstance(action, Finish) or action.usage is None:
+        return action
+    return replace_frame(action, usage={**action.usage, "raw": dict(raw)})
+
+
+def _converse_usage(payload: dict[str, Any]) -> dict[str, Any]:
+    """A Nova ``metadata`` payload with its usage named as Converse names it."""
+    usage = payload.get("usage")
+    if not isinstance(usage, dict) or not any(k in usage for k in _NOVA_USAGE):
+        return payload
+    renamed = {_NOVA_USAGE.get(k, k): v for k, v in usage.items()}
+    return {**payload, "usage": renamed}
 
 
 class BedrockNovaAdapter(Adapter):
@@ -345,11 +399,18 @@ class BedrockNovaAdapter(Adapter):
                 Ignore(f"frame {frame.index}: not one Converse event under its name; skipped"),
             ]
         payload = data[names[0]]
+        if names[0] == "metadata":
+            payload = _converse_usage(payload)
         blocked = guardrail_block(data) if names[0] != "messageStop" else None
         if blocked is not None:
             return [*self._start(), blocked]
         inner = replace_frame(frame, event=names[0], data=orjson.dumps(payload).decode())
-        return self.converse.feed(inner)
+        actions = self.converse.feed(inner)
+        sent = data[names[0]].get("usage")
+        if payload is data[names[0]] or not isinstance(sent, dict):
+            return actions
+        # The raw usage stays what Nova sent (the renaming is for reading it only).
+        return [_with_raw(action, sent) for action in actions]
 
     def _start(self) -> list[Action]:
         if self.converse.started:
