@@ -10,12 +10,8 @@ import orjson
 import pytest
 
 from inspector.session import load_trace
-from inspector.stream_diff import (
-    DiffInputError,
-    diff_streams,
-    first_divergence,
-    report_lines,
-)
+from inspector.stream_diff import DiffInputError, diff_streams, first_divergence
+from inspector.stream_diff_report import report_lines
 
 from .conftest import CAPTURES, ROOT
 

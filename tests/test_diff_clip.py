@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inspector.stream_diff import clip_words, describe_event
+from inspector.stream_diff_report import clip_words, describe_event
 
 
 @given(st.text(alphabet="ab c", max_size=200), st.integers(min_value=6, max_value=120))

@@ -22,7 +22,8 @@ from inspector.capture import load_recording
 from inspector.core.framing.eventstream import encode_message
 from inspector.core.sse import FrameDecoder
 from inspector.session import load_trace
-from inspector.stream_diff import diff_streams, report_lines, to_json
+from inspector.stream_diff import diff_streams
+from inspector.stream_diff_report import report_lines, to_json
 
 from .conftest import ROOT
 

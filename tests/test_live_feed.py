@@ -114,8 +114,7 @@ def _as_a_live_feed_knows_it(path: Path, tmp_path: Path) -> list[dict[str, Any]]
     stream has several choices (``n`` / ``candidateCount``); it learns so from
     the frames, as a capture without its request does (v1.1 ``late_choice``).
     """
-    lines = path.read_bytes().splitlines()
-    header = orjson.loads(lines[0])
+    header = dict(load_recording(path).header or {})
     body = (header.get("request") or {}).get("body")
     asked = isinstance(body, dict) and (
         (body.get("n") or 1) > 1
@@ -123,6 +122,7 @@ def _as_a_live_feed_knows_it(path: Path, tmp_path: Path) -> list[dict[str, Any]]
     )
     if not asked:
         return load_trace(path).events
+    lines = path.read_bytes().splitlines()  # a capture file: its first line is the header
     del header["request"]
     unasked = tmp_path / "unasked.jsonl"
     unasked.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
@@ -193,8 +193,8 @@ CODES_429 = {
     "anthropic": "rate_limit_error",
     "gemini": "RESOURCE_EXHAUSTED",
     "openai-completions": "rate_limit_exceeded",
-    # Their error bodies name no code (Bedrock's is in x-amzn-errortype): the status stands.
-    "bedrock-converse": 429,
+    # Bedrock names its code in x-amzn-errortype; the others' bodies name none.
+    "bedrock-converse": "ThrottlingException",
     "ollama": 429,
     "cohere": 429,
     "ai-sdk-ui": 429,

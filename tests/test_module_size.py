@@ -22,8 +22,6 @@ KNOWN: dict[str, str] = {
     # States its reason in other words ("One class of ~870 lines, on purpose"); the
     # owner of core/sse/ rewords it to the mark.
     "core/sse/decoder.py": "perf",
-    # 799 lines; the owner of the Chat/Gemini/Completions adapters splits or says why.
-    "core/adapters/gemini.py": "choices",
 }
 
 

@@ -39,7 +39,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare, print (or show) the result; exit 0 same, 1 different, 2 unreadable."""
-    from ..stream_diff import DiffInputError, diff_streams, report_lines, to_json
+    from ..stream_diff import DiffInputError, diff_streams
+    from ..stream_diff_report import report_lines, to_json
 
     try:
         diff = diff_streams(args.a, args.b, args.provider, exact=args.exact)

@@ -367,9 +367,7 @@ class Normalizer(Generic[R]):
         """Record one chunk of an HTTP error response: kept, never decoded as SSE."""
         self.trace.add_chunk(self.trace.bytes_received, time, data)
 
-    def fail_http(
-        self, status: int, body: bytes | None = None, error_type: str | None = None
-    ) -> R:
+    def fail_http(self, status: int, body: bytes | None = None, error_type: str | None = None) -> R:
         """The response was an HTTP error before any stream: end ``failed``.
 
         ``body`` defaults to the chunks given to :meth:`receive_error_body`

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ..core.choices import key_of
 from ..core.trace import Trace
 from .jsonlex import lex
 
@@ -95,10 +96,10 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
                     last_arguments.append(text or "")
                 if assemble and isinstance(text, str) and text:
                     if last_texts is None:
-                        last_texts = texts.setdefault(event["index"], [])
+                        last_texts = texts.setdefault(key_of(event), [])
                     last_texts.append(text)
                 continue
-            index = event["index"]  # the delta's block
+            index = key_of(event)  # the delta's block (several choices: its choice too)
             last_arguments = None
             if delta_kind == "json_text" and isinstance(index, int):
                 last_arguments = arguments.setdefault(index, [])
@@ -123,7 +124,7 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
         if kind == "block.delta":  # most events: the shortest path
             delta = event.get("delta")
             if is_block:
-                index = block["index"]
+                index = key_of(block)
                 delta_kind = (delta or {}).get("kind")
                 if delta_kind == "json_text" and isinstance(index, int):
                     arguments.setdefault(index, []).append((delta or {}).get("text") or "")
@@ -134,12 +135,12 @@ def summarize(trace: Trace, *, assemble: bool = False) -> EventSummary:
             if assemble:
                 text = (delta or {}).get("text")
                 if isinstance(text, str) and text:
-                    texts.setdefault(event["block"]["index"], []).append(text)
+                    texts.setdefault(key_of(event["block"]), []).append(text)
             continue
-        index = block["index"] if is_block else None
+        index = key_of(block) if is_block else None
         if kind == "block.start":
             start: dict[str, Any] = {
-                "index": event["block"]["index"],
+                "index": key_of(event["block"]),
                 "kind": event["block"]["kind"],
             }
             if event.get("name") is not None:

@@ -44,6 +44,7 @@ _DEFAULT_MESSAGES: Final[dict[int, str]] = {
 #: status -> the exception name Bedrock puts in ``x-amzn-errortype`` (botocore's error code).
 BEDROCK_ERRORS: Final[dict[int, str]] = {
     400: "ValidationException",
+    401: "UnrecognizedClientException",  # a key or signature it does not know
     403: "AccessDeniedException",
     404: "ResourceNotFoundException",
     408: "ModelTimeoutException",
@@ -51,6 +52,7 @@ BEDROCK_ERRORS: Final[dict[int, str]] = {
     429: "ThrottlingException",
     500: "InternalServerException",
     503: "ServiceUnavailableException",
+    529: "ServiceUnavailableException",  # (Anthropic's "overloaded": Bedrock's own word)
 }
 _BEDROCK: Final = frozenset({"bedrock-converse", "bedrock-invoke"})
 #: Providers whose error body is ``{"message": ...}`` (Bedrock, Cohere v2).

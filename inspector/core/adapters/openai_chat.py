@@ -55,7 +55,7 @@ from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Star
 from ..choices import block_key, choice_number
 from ..sse import Frame
 from . import several
-from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .base import Adapter, Lane, fail_from_error_object, json_problem
 from .dialects import Dialect, by_field, by_host, by_model, merged
 from .fields import Shape as FieldShape
 from .fields import unread_paths, unread_warning
@@ -67,6 +67,7 @@ from .openai_chat_tables import (
     FINISH_REASONS,
     TEXT_FIELDS,
 )
+from .openai_chat_usage import choice_usage, normalize_usage
 from .plain import Each, Last, Plain, Shape
 
 __all__ = ["CHUNK_FIELDS", "DELTA_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
@@ -100,7 +101,7 @@ PLAIN: Final = Plain(
     fields={
         "model": Last("model", str),
         "response_id": Last("id", str),
-        "usage": Each("usage", dict, lambda usage: normalize_usage(usage)),  # (defined below)
+        "usage": Each("usage", dict, lambda usage: normalize_usage(usage)),
     },
 )
 """What a plain chunk is (see :mod:`.plain`): the fast path's one description."""
@@ -222,7 +223,7 @@ class OpenAIChatAdapter(Adapter):
             groq = chunk.get("x_groq")  # Groq's usage, when the chunk has none of its own
             usage = groq.get("usage") if isinstance(groq, dict) else None
         if not isinstance(usage, dict):
-            usage = _choice_usage(chunk.get("choices"))
+            usage = choice_usage(chunk.get("choices"))
         if isinstance(usage, dict):
             self.usage = normalize_usage(usage, self._adds_reasoning())
 
@@ -569,40 +570,3 @@ def _chunk_texts(value: Any) -> list[str]:
             if isinstance(item, dict) and isinstance(item.get("text"), str) and item["text"]
         ]
     return []
-
-
-def _choice_usage(choices: Any) -> dict[str, Any] | None:
-    """The usage a choice carries (Moonshot puts the stream's there), when a chunk has none."""
-    if not isinstance(choices, list):
-        return None
-    for choice in choices:
-        usage = choice.get("usage") if isinstance(choice, dict) else None
-        if isinstance(usage, dict):
-            return usage
-    return None
-
-
-def normalize_usage(usage: Mapping[str, Any], adds_reasoning: bool = False) -> dict[str, Any]:
-    """Chat usage → the contract's usage (raw object kept under ``raw``).
-
-    ``adds_reasoning``: the server's ``completion_tokens`` leave the reasoning
-    tokens out (xAI), so ``output_tokens`` (all generated tokens) adds them.
-    """
-    out: dict[str, Any] = {
-        "input_tokens": int_or_none(usage.get("prompt_tokens")),
-        "output_tokens": int_or_none(usage.get("completion_tokens")),
-    }
-    details = usage.get("completion_tokens_details")
-    if isinstance(details, dict) and int_or_none(details.get("reasoning_tokens")) is not None:
-        out["reasoning_tokens"] = details["reasoning_tokens"]
-        if adds_reasoning and out["output_tokens"] is not None:
-            out["output_tokens"] += details["reasoning_tokens"]
-    prompt_details = usage.get("prompt_tokens_details")
-    if isinstance(prompt_details, dict):
-        cached = int_or_none(prompt_details.get("cached_tokens"))
-        if cached is not None:
-            out["cached_input_tokens"] = cached
-    elif int_or_none(usage.get("prompt_cache_hit_tokens")) is not None:
-        out["cached_input_tokens"] = usage["prompt_cache_hit_tokens"]  # DeepSeek
-    out["raw"] = dict(usage)
-    return out

@@ -19,7 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...stream_diff import StreamDiff, comparable, report_lines
+from ...stream_diff import StreamDiff, comparable
+from ...stream_diff_report import report_lines
 from ..rows import event_summary
 from ..textsafe import one_line
 
