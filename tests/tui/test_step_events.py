@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.choices import key_of
 from inspector.session import load_trace
 from inspector.tui.cursor import Cursor
 from inspector.tui.index import TraceIndex
@@ -116,7 +117,7 @@ def naive_state(events: list[dict[str, object]]) -> tuple[dict[int, str], dict[i
             if event["type"] == "stream.error":
                 states.update({i: "closed" for i, s in states.items() if s == "open"})
             continue
-        index = block["index"]
+        index = key_of(block)  # several choices: (choice, index) as one int
         if event["type"] == "block.start":
             states[index], texts[index] = "open", ""
         elif event["type"] == "block.stop":
@@ -130,7 +131,16 @@ def naive_state(events: list[dict[str, object]]) -> tuple[dict[int, str], dict[i
 
 
 GEMINI = sorted(p for p in CAPTURES.glob("gemini/*.jsonl") if not p.name.endswith(".events.jsonl"))
-MANY_EVENT_FRAMES = [*GEMINI, CAPTURES / "anthropic" / "parallel-tool-calls.jsonl"]
+# Several candidates (v1.1): the TUI's index keys blocks by index and merges the
+# candidates' blocks until /work/notes/choices.tui.patch; then these pass: drop the mark.
+_MERGED = pytest.mark.xfail(strict=True, reason="the TUI keys blocks by index, not by choice")
+MANY_EVENT_FRAMES = [
+    *(
+        pytest.param(p, marks=_MERGED) if p.name.startswith("several-candidates-") else p
+        for p in GEMINI
+    ),
+    CAPTURES / "anthropic" / "parallel-tool-calls.jsonl",
+]
 
 
 @pytest.mark.parametrize("path", MANY_EVENT_FRAMES, ids=lambda p: f"{p.parent.name}/{p.name}")
