@@ -210,7 +210,7 @@ def test_the_state_pane_calls_a_block_the_streams_end_closed_aborted_never_close
     cursor = Cursor(index, -1)
     cursor.end()
     blocks_line = state_summary(index, cursor).plain.splitlines()[1]
-    stopped = {e["block"]["index"] for e in trace.events if e["type"] == "block.stop"}
+    stopped = {key_of(e["block"]) for e in trace.events if e["type"] == "block.stop"}
     for i, block in index.blocks.items():
         if len(index.blocks) > 8:
             break  # summarized as counts: checked below
