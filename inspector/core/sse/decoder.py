@@ -53,13 +53,13 @@ a :class:`~inspector.core.trace.Trace` store spans instead of frames.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import add
 
 from .frame import Frame
+from .lines import BOM, LINE_END, field_span
 from .runs import _VALUE, _VALUE_CR, Decoded, FrameRun, _data_prefix, _plain_prefix
 
 __all__ = [
@@ -74,9 +74,6 @@ __all__ = [
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
 DEFAULT_MAX_FRAME = 16 * 1024 * 1024
-
-_BOM = b"\xef\xbb\xbf"
-_LINE_END = re.compile(rb"(\r\n|\r|\n)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +285,7 @@ class FrameDecoder:
 
     def _strip_bom(self, chunk: bytes, start: int) -> tuple[bytes, int]:
         held = bytes(self._buf) + chunk
-        if len(held) < 3 and _BOM.startswith(held):
+        if len(held) < 3 and BOM.startswith(held):
             # Could still be a BOM split across chunks: hold the bytes back.
             if not self._buf:
                 self._buf_start = start
@@ -297,7 +294,7 @@ class FrameDecoder:
         self._bom_state = 1
         base = self._buf_start if self._buf else start
         self._buf.clear()
-        if held.startswith(_BOM):
+        if held.startswith(BOM):
             return held[3:], base + 3
         return held, base
 
@@ -722,7 +719,7 @@ class FrameDecoder:
         self, segment: bytes, pos: int, line_chunk: int, ci: int, time: float, out: list[Decoded]
     ) -> None:
         """Decode a segment with lone CRs or mixed line ends, one line at a time."""
-        pieces = _LINE_END.split(segment)
+        pieces = LINE_END.split(segment)
         self._skip_lf = segment.endswith(b"\r")
         partial = pieces.pop()
         for i in range(0, len(pieces), 2):
@@ -791,12 +788,8 @@ class FrameDecoder:
                 self.error = FrameTooLarge("line", len(partial), self.max_line, start)
 
     def _field(self, line: bytes, line_start: int) -> bool:
-        colon = line.find(b":")
-        if colon < 0:
-            name, value = line, b""
-        else:
-            name = line[:colon]
-            value = line[colon + 2 :] if line[colon + 1 : colon + 2] == b" " else line[colon + 1 :]
+        name_end, value_start = field_span(line, 0, len(line))
+        name, value = line[:name_end], line[value_start:]
         if name == b"data":
             self._data.append(value)
             self._data_size += len(value) + 1
