@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from inspector.core.sse import FrameDecoder
-from inspector.core.sse.lines import _any_ends, body_lines, field_span
+from inspector.core.sse.lines import _any_ends, body_lines, field_span, uniform_line_end
 
 LINE_ENDS = [b"\n", b"\r\n", b"\r"]
 FIELDS = [b"data:", b"data: ", b"data", b"event: x", b"event:", b": comment", b":", b"id: 7"]
@@ -132,3 +132,10 @@ def test_resuming_at_a_line_reads_on_from_there(body: bytes, data: st.DataObject
         if len(seen) == first + 1:
             resume.append(every[later][1])  # on from the start of line ``later``
     assert seen == every[: first + 1] + every[later:]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(body_of_fields, any_body))
+def test_a_line_end_given_by_the_caller_reads_as_the_one_found(body: bytes) -> None:
+    given_end = uniform_line_end(body)
+    assert list(body_lines(body, line_end=given_end)) == list(body_lines(body))

@@ -54,15 +54,24 @@ def field_span(line: bytes, start: int, end: int) -> tuple[int, int]:
     return colon, value
 
 
-def body_lines(body: bytes, start: int = 0, resume: list[int] | None = None) -> Iterator[Line]:
+def body_lines(
+    body: bytes,
+    start: int = 0,
+    resume: list[int] | None = None,
+    *,
+    line_end: bytes | None = b"",
+) -> Iterator[Line]:
     """Every line of ``body`` from offset ``start`` (a line start), as a :data:`Line`.
 
     A BOM at offset 0 is skipped. A caller that has read ahead on its own
     puts the offset of the next line to read in ``resume`` (checked after
-    each line), so one pass can skip what the caller took at once.
+    each line), so one pass can skip what the caller took at once. A caller
+    that has :func:`uniform_line_end` of the body already passes it as
+    ``line_end`` (it costs three passes over a body with CRs); the default,
+    ``b""`` (no line end is empty), has it found here.
     """
     pos = len(BOM) if start == 0 and body.startswith(BOM) else start
-    eol = uniform_line_end(body)
+    eol = uniform_line_end(body) if line_end == b"" else line_end
     if eol is None:
         yield from _any_ends(body, pos, resume)
         return

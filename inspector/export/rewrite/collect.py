@@ -149,7 +149,7 @@ class _Collector:
         # A run of documents is read a block at a time only where every line ends alike.
         eol = uniform_line_end(body)
         resume: list[int] = []
-        for event, spans in _events(body, resume):
+        for event, spans in _events(body, resume, eol):
             if len(spans) == 1:  # nearly every event: its one data line read here
                 start, end = spans[0]
                 joined = body[start:end]
@@ -475,18 +475,21 @@ class _Collector:
         self.ctx.ledger.masked["logprob-bytes"] += 1
 
 
-def _events(body: bytes, resume: list[int]) -> Iterator[tuple[int, list[tuple[int, int]]]]:
+def _events(
+    body: bytes, resume: list[int], eol: bytes | None
+) -> Iterator[tuple[int, list[tuple[int, int]]]]:
     """``(where each event starts, the value spans of its data lines)``, event by event.
 
     The lines are the core's (:func:`~inspector.core.sse.lines.body_lines`): an
     event runs to its blank line; one left without one at the end is given
     too (its bytes are recorded and must be scrubbed, though no decoder
     dispatches them). ``resume`` is handed on: an offset put there after an
-    event is where the next one is read from.
+    event is where the next one is read from; ``eol`` is the body's
+    :func:`~inspector.core.sse.lines.uniform_line_end`.
     """
     spans: list[tuple[int, int]] = []
     event = len(BOM) if body.startswith(BOM) else 0  # where the event being read starts
-    for field, _, value, end, following in body_lines(body, 0, resume):
+    for field, _, value, end, following in body_lines(body, 0, resume, line_end=eol):
         if field is DATA or field == b"data":
             spans.append((value, end))
         elif field == b"":  # a blank line: the event ends
@@ -500,5 +503,5 @@ def _events(body: bytes, resume: list[int]) -> Iterator[tuple[int, list[tuple[in
 
 def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
     """The byte spans of each event's ``data`` values, event by event (see :func:`_events`)."""
-    for _, spans in _events(body, []):
+    for _, spans in _events(body, [], uniform_line_end(body)):
         yield spans
