@@ -256,3 +256,44 @@ def test_an_event_of_another_sse_type_is_not_read_off_the_template(
     for size in (4096, 1 << 20):
         ran, plain = _both_ways(named, provider, size)
         assert ran == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    holes=st.lists(
+        st.one_of(
+            st.text(max_size=6).map(orjson.dumps),  # a text, or the empty one (not plain)
+            st.text(min_size=1, max_size=6).map(orjson.dumps),
+            HOSTILE,
+            HOSTILE.map(lambda h: b'"' + h + b'"'),
+        ),
+        max_size=12,
+    ),
+    start=st.integers(0, 3),
+    as_text=st.booleans(),
+)
+def test_a_stretch_read_at_once_is_what_reading_it_payload_by_payload_gives(
+    holes: list[bytes], start: int, as_text: bool
+) -> None:
+    # Cut.read checks a stretch of four payloads or more as columns first: it must
+    # take exactly the payloads, and texts, that one Template.text after another takes.
+    template = _learned(CHAT, CHAT_TEXT)
+    cut = template.by_type[bytes]
+    payloads: list[Any] = [cut.head + hole + cut.tail for hole in holes]
+    if as_text:
+        try:
+            payloads = [p.decode() for p in payloads]
+        except UnicodeDecodeError:
+            return
+    start = min(start, len(payloads))
+    expected: list[str] = []
+    for payload in payloads[start:]:
+        text = template.text(payload)
+        if text is None:
+            break
+        expected.append(text)
+    texts: list[str] = []
+    taken = template.by_type[type(payloads[0]) if payloads else bytes].read(
+        payloads, start, [], None, texts
+    )
+    assert (taken, texts) == (len(expected), expected)

@@ -1,9 +1,11 @@
 """The rewrite reads the events the decoder makes: its data spans follow the same line rules.
 
-The export edits the body in place, so it finds each event's ``data:`` lines
-as spans of the body (``export/rewrite/lines.py``) rather than through the
-decoder, whose frames hold the decoded text. Both must agree on every event
-of every stream: same events, same data, whatever the line ends.
+The export edits the body in place, so it finds each event's ``data:`` values
+as spans of the body — the core's line scanner (``core/sse/lines.py``)
+grouped at blank lines (``export/rewrite/collect.py``: ``data_values``) —
+rather than through the decoder, whose frames hold the decoded text. Both
+must agree on every event of every stream: same events, same data, whatever
+the line ends.
 """
 
 from __future__ import annotations

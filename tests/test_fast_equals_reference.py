@@ -363,3 +363,34 @@ def test_a_stream_of_several_choices_normalizes_the_same_fast_and_in_the_referen
     reference = everything(_fed(chunks, stream.provider, fast=False, many=False))
     assert everything(_fed(chunks, stream.provider, fast=True, many=False)) == reference
     assert everything(_fed(chunks, stream.provider, fast=True, many=True)) == reference
+
+
+#: Index fields rewritten past the interpreter's cache of small ints (the compiled
+#: checks test identity first, then type and value).
+LARGE_INDICES = {
+    "openai-responses": (b'"output_index":0', b'"output_index":1000'),
+    "anthropic": (b'"index":0', b'"index":1000'),
+}
+
+
+@pytest.mark.parametrize("provider", sorted(LARGE_INDICES))
+def test_an_index_past_the_small_ints_is_still_plain_and_the_same(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new = LARGE_INDICES[provider]
+    body = stream_of_size(provider, 20_000).replace(old, new)
+    assert new in body
+    taken: list[int] = []
+    feed_run = Adapter.feed_run
+
+    def counting(self: Adapter, *args: Any) -> Any:
+        answer = feed_run(self, *args)
+        taken.append(len(answer[2]))
+        return answer
+
+    chunks = _cut(body, [4096])
+    reference = everything(_fed(chunks, provider, fast=False, many=False))
+    monkeypatch.setattr(Adapter, "feed_run", counting)
+    assert everything(_fed(chunks, provider, fast=True, many=False)) == reference
+    deltas = sum(1 for event in reference["events"] if event.get("type") == "block.delta")
+    assert sum(taken) > deltas // 2

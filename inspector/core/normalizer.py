@@ -9,7 +9,7 @@ then :meth:`Normalizer.finish` with how the transport ended.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypedDict, TypeVar, Unpack, overload
 
 from .actions import Delta, Heartbeat
 from .adapters import Adapter, adapter_for
@@ -46,6 +46,17 @@ _PART = 256 * 1024
 R = TypeVar("R", Trace, Summary)
 
 
+class _Options(TypedDict, total=False):
+    """The keyword options of every form of :class:`Normalizer` (see its ``__init__``)."""
+
+    source: str | None
+    header: Mapping[str, Any] | None
+    max_line: int
+    max_frame: int
+    fast: bool
+    framing: str
+
+
 def stream_id_for(*parts: bytes) -> str:
     """A deterministic ``st_…`` id derived from a capture's content."""
     digest = blake2b(digest_size=8)
@@ -75,19 +86,15 @@ class Normalizer(Generic[R]):
     shortcut from one in the rules.
     """
 
+    # (the forms differ only in the recorder that keep_history picks; the options are _Options)
     @overload
     def __init__(
         self: Normalizer[Trace],
         provider: str | Adapter,
         stream_id: str,
         *,
-        source: str | None = None,
-        header: Mapping[str, Any] | None = None,
-        max_line: int = DEFAULT_MAX_LINE,
-        max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: Literal[True] = True,
-        fast: bool = True,
-        framing: str = "sse",
+        **options: Unpack[_Options],
     ) -> None: ...
 
     @overload
@@ -96,13 +103,8 @@ class Normalizer(Generic[R]):
         provider: str | Adapter,
         stream_id: str,
         *,
-        source: str | None = None,
-        header: Mapping[str, Any] | None = None,
-        max_line: int = DEFAULT_MAX_LINE,
-        max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: Literal[False],
-        fast: bool = True,
-        framing: str = "sse",
+        **options: Unpack[_Options],
     ) -> None: ...
 
     @overload
@@ -111,13 +113,8 @@ class Normalizer(Generic[R]):
         provider: str | Adapter,
         stream_id: str,
         *,
-        source: str | None = None,
-        header: Mapping[str, Any] | None = None,
-        max_line: int = DEFAULT_MAX_LINE,
-        max_frame: int = DEFAULT_MAX_FRAME,
         keep_history: bool,
-        fast: bool = True,
-        framing: str = "sse",
+        **options: Unpack[_Options],
     ) -> None: ...
 
     def __init__(

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Final
 
 import orjson
@@ -54,6 +55,8 @@ __all__ = [
 
 #: What a run returns as "no parsed JSON to hand on" (None is valid JSON).
 NOT_PARSED: Final[Any] = object()
+#: What no value of a frame is (``x is _NOTHING`` is never true).
+_NOTHING: Final[Any] = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,10 +262,18 @@ def _checks(shape: Shape, w: _Writer, root: str, depth: int, params: list[str]) 
             got = f"{parent}[{path[-1]!r}]"
         w.line(depth, f"x = {got}")
         if isinstance(value, Param):
-            ref = params[shape.params.index(value)]
-            w.line(depth, f"if type(x) is not {w.const(value.kind)} or x != {ref}: break")
+            n = shape.params.index(value)
+            # (``same``: the param itself if of its kind, else a value nothing is)
+            test = f"type(x) is not {w.const(value.kind)} or x != {params[n]}"
+            w.line(depth, f"if x is not S{n} and ({test}): break")
         elif isinstance(value, frozenset):
             w.line(depth, f"if x not in {w.const(value)}: break")
+        elif type(value) is int:
+            # orjson gives the interpreter's one object for a small int: one identity
+            # test decides the usual frame (one that is not it still may be equal).
+            ref = w.const(value)
+            w.line(depth, f"if x is not {ref} and (type(x) is not {w.const(int)} or x != {ref}):")
+            w.line(depth + 1, "break")
         else:
             w.line(depth, f"if type(x) is not {w.const(type(value))} or x != {value!r}: break")
     for path in shape.null:
@@ -278,7 +289,7 @@ def _source(
     w = _Writer()
     w.names.update(
         loads=orjson.loads, JSONDecodeError=orjson.JSONDecodeError, NOT_PARSED=NOT_PARSED,
-        note_again=note_again,
+        note_again=note_again, islice=islice,
     )  # fmt: skip
     lasts = {name: spec for name, spec in fields.items() if isinstance(spec, Last)}
     eaches = {name: spec for name, spec in fields.items() if isinstance(spec, Each)}
@@ -286,10 +297,14 @@ def _source(
     w.line(0, "def run(adapter, events, payloads, start, params, learner):")
     if params:
         w.line(1, f"{', '.join(params)}, = params")
+        for n, param in enumerate(shape.params):
+            kind = w.const(param.kind)
+            w.line(1, f"S{n} = P{n} if type(P{n}) is {kind} else {w.const(_NOTHING)}")
     w.line(1, "texts = []")
     w.line(1, "append = texts.append")
     w.line(1, "last = None  # the run's last plain frame's JSON (the others die young)")
-    w.line(1, "stopped = NOT_PARSED")
+    if shape.templates:
+        w.line(1, "stopped = NOT_PARSED")
     for name in eaches:
         w.line(1, f"e_{name} = NOT_PARSED")
     names = "None"
@@ -347,7 +362,7 @@ def _template_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[
     w.line(1, "while i < count:")
     w.line(2, "if cut is not None:")
     w.line(3, "# Payloads of the template's bytes around their text: only it is read.")
-    w.line(3, "read = cut.read(payloads, i, events, names, append)")
+    w.line(3, "read = cut.read(payloads, i, events, names, texts)")
     w.line(3, "if read:")
     w.line(4, "last = cut.data")
     _note_each(w, eaches, "last", 4)
@@ -360,7 +375,8 @@ def _template_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[
     w.line(3, "data = loads(payload)")
     w.line(2, "except JSONDecodeError:")
     w.line(3, "break")
-    _frame_checks(shape, w, params, eaches)
+    w.line(2, "stopped = data")
+    _frame_checks(shape, w, params, eaches, 2)
     w.line(2, "stopped = NOT_PARSED")
     w.line(2, "if learner is not None and learner.missed(payload, data):")
     w.line(3, "cut = learner.cut_for(payload)")
@@ -370,30 +386,40 @@ def _template_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[
 
 
 def _plain_loop(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]) -> None:
-    """The loop over frames for a shape without templates: a frame, a parse."""
-    w.line(1, "for i in range(start, len(payloads)):")
-    w.line(2, "try:")
-    w.line(3, "data = loads(payloads[i])")
-    w.line(2, "except JSONDecodeError:")
-    w.line(3, "stopped = NOT_PARSED")
-    w.line(3, "break")
-    _frame_checks(shape, w, params, eaches)
-    w.line(1, "else:")
-    w.line(2, "stopped = NOT_PARSED  # every frame was plain")
+    """The loop over frames for a shape without templates: a frame, a parse.
 
-
-def _frame_checks(shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each]) -> None:
-    """Both loops' body for one parsed frame: break unless it is plain, else take its text."""
-    w.line(2, "stopped = data")
-    w.line(2, "try:")
-    _checks(shape, w, "data", 3, params)
+    The parses are one C-level ``map``: a payload that is not JSON raises out
+    of the loop, and only a run of plain frames before it can have got there.
+    ``data`` is the frame that broke the loop, or :data:`NOT_PARSED`.
+    """
+    w.line(1, "data = NOT_PARSED")
+    w.line(1, "try:")
+    frames = "map(loads, islice(payloads, start, None))"
     if shape.events is not None:
-        w.line(3, f"if named and events[i] not in {w.const(shape.events)}: break")
-    w.line(2, "except (KeyError, TypeError, IndexError):")
-    w.line(3, "break")
-    _note_each(w, eaches, "data", 2)
-    w.line(2, "last = data")
-    w.line(2, "append(text)")
+        w.line(2, f"for i, data in enumerate({frames}, start):")
+    else:
+        w.line(2, f"for data in {frames}:")
+    _frame_checks(shape, w, params, eaches, 3)
+    w.line(2, "else:")
+    w.line(3, "data = NOT_PARSED  # every frame was plain")
+    w.line(1, "except JSONDecodeError:")
+    w.line(2, "data = NOT_PARSED")
+    w.line(1, "stopped = data")
+
+
+def _frame_checks(
+    shape: Shape, w: _Writer, params: list[str], eaches: Mapping[str, Each], depth: int
+) -> None:
+    """Both loops' body for one parsed frame: break unless it is plain, else take its text."""
+    w.line(depth, "try:")
+    _checks(shape, w, "data", depth + 1, params)
+    if shape.events is not None:
+        w.line(depth + 1, f"if named and events[i] not in {w.const(shape.events)}: break")
+    w.line(depth, "except (KeyError, TypeError, IndexError):")
+    w.line(depth + 1, "break")
+    _note_each(w, eaches, "data", depth)
+    w.line(depth, "last = data")
+    w.line(depth, "append(text)")
 
 
 def _note_each(w: _Writer, eaches: Mapping[str, Each], document: str, depth: int) -> None:

@@ -26,7 +26,8 @@ value, gives no template, and the adapter parses every event as before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Container, Sequence
+from operator import itemgetter
 from typing import Any, Final
 
 import orjson
@@ -43,6 +44,9 @@ _WHITE: Final = frozenset(b" \t\r\n")
 _COLON: Final = ord(":")
 #: Learning stops backing off at this many plain events between two attempts.
 _MAX_GAP: Final = 1024
+#: From this many payloads on, a stretch is first read as columns (see Cut.read).
+_COLUMNS: Final = 4
+_STR: Final = {str}
 
 Path = tuple[str | int, ...]
 
@@ -50,14 +54,18 @@ Path = tuple[str | int, ...]
 class Cut:
     """A template's head and tail in one payload type (bytes, or str)."""
 
-    __slots__ = ("data", "head", "skip_head", "skip_tail", "tail")
+    __slots__ = ("data", "head", "heads", "middles", "skip_head", "skip_tail", "tail", "tails")
 
     def __init__(self, data: Any, head: str | bytes, tail: str | bytes) -> None:
         self.data = data  # the template's event's JSON (shared, never changed)
         self.head = head
         self.tail = tail
         self.skip_head = len(head)
-        self.skip_tail = len(tail)
+        self.skip_tail = len(tail)  # (at least the closing brace)
+        # C-level slicers for a whole stretch of payloads (see read)
+        self.heads = itemgetter(slice(0, len(head)))
+        self.tails = itemgetter(slice(-len(tail), None))
+        self.middles = itemgetter(slice(len(head), -len(tail)))
 
     def read(
         self,
@@ -65,17 +73,36 @@ class Cut:
         start: int,
         events: Sequence[str],
         names: Container[str] | None,
-        append: Callable[[str], object],
+        texts: list[str],
     ) -> int:
         """How many payloads from ``start`` on are this cut around one non-empty string.
 
-        Their texts are handed to ``append``; the payload after them is not
+        Their texts are added to ``texts``; the payload after them is not
         one (or there is none). With ``names``, an event's SSE type must be
         one of them too. (One call reads a whole stretch: a call per payload
         would cost a quarter of what reading one costs.)
         """
+        count = len(payloads) - start
+        if count >= _COLUMNS:
+            # Usually the whole stretch is the cut: a few C-level passes over its
+            # columns say so; else the loop below finds where it stops.
+            stretch = payloads[start:] if start else payloads
+            if (
+                list(map(self.heads, stretch)).count(self.head) == count
+                and list(map(self.tails, stretch)).count(self.tail) == count
+                and (names is None or all(map(names.__contains__, events[start:])))
+            ):
+                try:
+                    read = list(map(orjson.loads, map(self.middles, stretch)))
+                except orjson.JSONDecodeError:
+                    pass
+                else:
+                    if set(map(type, read)) == _STR and all(read):
+                        texts += read
+                        return count
         head, tail, skip_head, skip_tail = self.head, self.tail, self.skip_head, self.skip_tail
         loads = orjson.loads
+        append = texts.append
         for i in range(start, len(payloads)):
             payload = payloads[i]
             if not (payload.startswith(head) and payload.endswith(tail)):
@@ -89,7 +116,7 @@ class Cut:
             if type(text) is not str or not text:
                 return i - start
             append(text)
-        return len(payloads) - start
+        return count
 
 
 class Template:
@@ -108,7 +135,7 @@ class Template:
         """
         cut = self.by_type.get(type(payload))
         texts: list[str] = []
-        if cut is None or not cut.read([payload], 0, (), None, texts.append):
+        if cut is None or not cut.read([payload], 0, (), None, texts):
             return None
         return texts[0]
 

@@ -2,9 +2,8 @@
 
 from .apply import Covered, RewriteError, apply_edits, covered_ranges
 from .body import Handover, rewrite_body
-from .collect import FAST, REFERENCE, Collected, Shortcuts, collect
+from .collect import FAST, REFERENCE, Collected, Shortcuts, collect, data_values
 from .decide import Decided, decide
-from .lines import data_values
 from .outside import scan_outside_strings
 
 __all__ = [

@@ -19,16 +19,16 @@ import operator
 import re
 import sys
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import orjson
 
+from ...core.sse.lines import BOM, DATA, body_lines, uniform_line_end
 from ..jsonlex import Units, decode_raw, lex
 from ..ledger import Context
 from ..mask import mask_number
 from ..rules import NUMBER_MASK_KEYS, Treatment, classify, stream_key
-from .lines import BOM, Segments, lines_data_values, uniform_eol, uniform_events
 from .shapes import (
     MAX_KEYS,
     MAX_TEMPLATES,
@@ -45,9 +45,9 @@ from .shapes import (
     lookup,
     template_of,
 )
-from .strings import Fragments, String
+from .strings import Fragments, Segments, String
 
-__all__ = ["FAST", "REFERENCE", "Collected", "Shortcuts", "collect"]
+__all__ = ["FAST", "REFERENCE", "Collected", "Shortcuts", "collect", "data_values"]
 
 # data values that are protocol sentinels, not JSON
 _SENTINELS: Final = frozenset({b"[DONE]"})
@@ -158,49 +158,31 @@ class _Collector:
             self._value([(0, len(self.body))])
             return
         body = self.body
-        pos = len(BOM) if body.startswith(BOM) else 0
-        eol = uniform_eol(body)
-        if eol is None:
-            for spans in lines_data_values(body, pos, len(body)):
-                self._event(spans)
-            return
-        by_run = self._by_run
-        by_template = self._by_template
-        blank = eol + eol
+        # A run of documents is read a block at a time only where every line ends alike.
+        eol = uniform_line_end(body)
         resume: list[int] = []
-        for event, spans in uniform_events(body, pos, eol, resume):
+        for event, spans in _events(body, resume, eol):
             if len(spans) == 1:  # nearly every event: its one data line read here
                 start, end = spans[0]
                 joined = body[start:end]
                 stripped = joined.strip()
                 if stripped in _SENTINELS or not stripped:
                     continue
-                if by_run(joined, start):
-                    if self.run_hits >= self.run_hits_for_block and body.startswith(blank, end):
+                if self._by_run(joined, start):
+                    if (
+                        eol is not None
+                        and self.run_hits >= self.run_hits_for_block
+                        and body.startswith(eol + eol, end)
+                    ):
                         # A run of such documents: the ones that follow, at once.
-                        after = self._run_block(body[event:start], end + len(blank), eol)
+                        after = self._run_block(body[event:start], end + 2 * len(eol), eol)
                         if after is not None:
                             self.found.blocks += 1
                             resume.append(after)
                     continue
-                if by_template(joined, start):
+                if self._by_template(joined, start):
                     continue
             self._lexed(spans)
-
-    def _event(self, spans: list[tuple[int, int]]) -> None:
-        """One event's data spans, read like :meth:`collect` reads them."""
-        if len(spans) == 1:
-            start, end = spans[0]
-            joined = self.body[start:end]
-            stripped = joined.strip()
-            if (
-                stripped in _SENTINELS
-                or not stripped
-                or self._by_run(joined, start)
-                or self._by_template(joined, start)
-            ):
-                return
-        self._lexed(spans)
 
     def _run_block(self, lead: bytes, pos: int, eol: bytes) -> int | None:
         """The events from ``pos`` on that :meth:`_by_run` would file, filed at once; their end.
@@ -503,3 +485,35 @@ class _Collector:
             return
         self.found.numbers.append((offset, mask_number(joined[start:end])))
         self.ctx.ledger.masked["logprob-bytes"] += 1
+
+
+def _events(
+    body: bytes, resume: list[int], eol: bytes | None
+) -> Iterator[tuple[int, list[tuple[int, int]]]]:
+    """``(where each event starts, the value spans of its data lines)``, event by event.
+
+    The lines are the core's (:func:`~inspector.core.sse.lines.body_lines`): an
+    event runs to its blank line; one left without one at the end is given
+    too (its bytes are recorded and must be scrubbed, though no decoder
+    dispatches them). ``resume`` is handed on: an offset put there after an
+    event is where the next one is read from; ``eol`` is the body's
+    :func:`~inspector.core.sse.lines.uniform_line_end`.
+    """
+    spans: list[tuple[int, int]] = []
+    event = len(BOM) if body.startswith(BOM) else 0  # where the event being read starts
+    for field, _, value, end, following in body_lines(body, 0, resume, line_end=eol):
+        if field is DATA or field == b"data":
+            spans.append((value, end))
+        elif field == b"":  # a blank line: the event ends
+            if spans:
+                yield event, spans
+                spans = []
+            event = resume[-1] if resume else following
+    if spans:
+        yield event, spans
+
+
+def data_values(body: bytes) -> Iterator[list[tuple[int, int]]]:
+    """The byte spans of each event's ``data`` values, event by event (see :func:`_events`)."""
+    for _, spans in _events(body, [], uniform_line_end(body)):
+        yield spans

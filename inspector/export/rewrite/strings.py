@@ -15,9 +15,31 @@ from collections.abc import Callable
 
 from ..jsonlex import Units, decode_units
 from ..rules import Treatment
-from .lines import Segments
 
-__all__ = ["Fragments", "String", "unit_index"]
+__all__ = ["Fragments", "Segments", "String", "unit_index"]
+
+
+class Segments:
+    """Where a joined ``data`` value's bytes sit in the body."""
+
+    # Plain classes here: a NamedTuple compiles each field's annotation at import.
+    __slots__ = ("body_starts", "joined_starts", "lengths")
+
+    def __init__(
+        self, joined_starts: list[int], body_starts: list[int], lengths: list[int]
+    ) -> None:
+        self.joined_starts = joined_starts
+        self.body_starts = body_starts
+        self.lengths = lengths
+
+    def to_body(self, offset: int) -> int:
+        """The body offset of joined offset ``offset`` (-1: a ``\\n`` joining two lines)."""
+        if len(self.joined_starts) == 1:
+            return self.body_starts[0] + offset
+        i = bisect.bisect_right(self.joined_starts, offset) - 1
+        if i < 0 or offset >= self.joined_starts[i] + self.lengths[i]:
+            return -1
+        return self.body_starts[i] + offset - self.joined_starts[i]
 
 
 class String:
