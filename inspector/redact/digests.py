@@ -41,10 +41,11 @@ from .secretset import DIGEST_SCHEME
 
 __all__ = ["DigestMatcher", "readings"]
 
+#: What a token is made of, for each cut (then ``{n,}`` for the shortest recorded length).
 _TOKENS: Final = (
-    re.compile(r"[^\s\"'`\\]+"),
-    re.compile(r"[^\s\"'`<>()\[\]{}\\,;|]+"),
-    re.compile(r"[^\s\"'`<>()\[\]{}\\,;|:=@/&?#]+"),
+    r"[^\s\"'`\\]",
+    r"[^\s\"'`<>()\[\]{}\\,;|]",
+    r"[^\s\"'`<>()\[\]{}\\,;|:=@/&?#]",
 )
 _JSON_ESCAPE: Final = re.compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\(.)",
@@ -88,26 +89,36 @@ def _decoded_texts(text: str) -> list[str]:
     return seen
 
 
-def _base64_decoded(text: str) -> Iterator[str]:
-    """Each base64 run of ``text`` decoded, from each of its first four characters."""
+def _base64_decoded(text: str, shortest: int) -> str:
+    """Each distinct base64 run of ``text`` long enough to hold a value of ``shortest``
+    characters, decoded from each of its first four characters: one text, a line each."""
+    decoded: list[str] = []
+    seen: set[str] = set()
     for m in _BASE64_RUN.finditer(text):
-        run = m.group().rstrip("=").encode("ascii").translate(_URLSAFE)
+        run = m.group()
+        if len(run) * 3 < shortest * 4 or run in seen:
+            continue
+        if len(seen) < _CHECKED:
+            seen.add(run)
+        data = run.rstrip("=").encode("ascii").translate(_URLSAFE)
         for skip in range(4):
-            part = run[skip:]
+            part = data[skip:]
             part = part[: len(part) - len(part) % 4] if len(part) % 4 == 1 else part
             try:
-                data = base64.b64decode(part + b"=" * (-len(part) % 4))
+                raw = base64.b64decode(part + b"=" * (-len(part) % 4))
             except (binascii.Error, ValueError):
                 continue
-            yield data.decode("utf-8", "surrogateescape")
+            decoded.append(raw.decode("utf-8", "surrogateescape"))
+    return "\n".join(decoded)
 
 
-def readings(text: str) -> Iterator[str]:
-    """``text`` as it is and in every spelling the redact package claims, decoded."""
+def readings(text: str, shortest: int = 1) -> Iterator[str]:
+    """``text`` as it is and in every spelling the redact package claims, decoded
+    (base64 runs too short to hold ``shortest`` characters are not)."""
     texts = _decoded_texts(text)
     yield from texts
     for view in texts:
-        yield from _base64_decoded(view)
+        yield _base64_decoded(view, shortest)
 
 
 class DigestMatcher:
@@ -126,7 +137,9 @@ class DigestMatcher:
             for kind, length, hashed in items:
                 table.setdefault(length, {})[hashed] = kind
         self._lengths = sorted(set(self._exact) | set(self._folded))
-        self._shortest = self._lengths[0] if self._lengths else 0
+        self._shortest = self._lengths[0] if self._lengths else 1
+        # Tokens shorter than every value are skipped by the regex engine itself.
+        self._tokens = tuple(re.compile(f"{token}{{{self._shortest},}}") for token in _TOKENS)
 
     @classmethod
     def from_header(cls, header: Mapping[str, Any] | None) -> DigestMatcher | None:
@@ -172,13 +185,10 @@ class DigestMatcher:
         return exact.get(self._hash(candidate)) if exact else None
 
     def _candidates(self, text: str) -> Iterator[str]:
-        shortest = self._shortest
-        for pattern in _TOKENS:
+        for pattern in self._tokens:
             for m in pattern.finditer(text):
                 token = m.group()
                 size = len(token)
-                if size < shortest:
-                    continue
                 for length in self._lengths:
                     if length > size:
                         break
@@ -192,7 +202,7 @@ class DigestMatcher:
         if not self._lengths:
             return found
         checked: set[str] = set()  # a stream repeats its words: each hashed once (bounded)
-        for reading in readings(text):
+        for reading in readings(text, self._shortest):
             for candidate in self._candidates(reading):
                 if candidate in checked:
                     continue

@@ -10,18 +10,25 @@ or the text the TUI shows (the exchange's description and header).
 
 from __future__ import annotations
 
+import contextlib
+import io
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.capture import load_recording
+from inspector.capture import load_recording, parse_recording
 from inspector.capture_writer import CaptureWriter
+from inspector.cli.common import error
 from inspector.export import ExportError, export_recording
 from inspector.live.options import default_capture_path
 from inspector.proxy.flow import Flow, FlowRequest
+from inspector.proxy.log import flow_line
+from inspector.proxy.recording import capture_name
 from inspector.proxy.routes import Route
 from inspector.redact import MIN_SECRET, SecretSet
+from inspector.session import trace_recording
 
 from .secrets_upstream import SPELLINGS, chat_frame, leaks
 
@@ -74,13 +81,23 @@ def test_no_spelling_of_any_secret_reaches_any_channel(
     stream = chat_frame(f"hi {echoed} there") + f": {echoed}\n\n".encode() + b"data: [DONE]\n\n"
     # the capture: streamed through the scrubber, cut anywhere
     assert leaks(_streamed(found, stream, cuts), [secret]) == []
-    # printed text, file names, and what the TUI shows of an exchange
-    assert leaks(found.clean(f"error: the server said {echoed}"), [secret]) == []
+    recorded = _streamed(found, stream, cuts)
+    # what the TUI's timeline and inspector show: the events decoded from the capture
+    trace = trace_recording(parse_recording(recorded, "c.sse"), "openai-chat")
+    assert leaks(" ".join(map(str, trace.events)), [secret]) == []
+    # printed text (stderr as error() prints it), file names, what the TUI shows of an exchange
+    printed = io.StringIO()
+    with contextlib.redirect_stderr(printed):
+        error(found.clean(f"the server said {echoed}"))
+    assert leaks(printed.getvalue(), [secret]) == []
     assert leaks(default_capture_path("openai-chat", found.clean(echoed)).name, [secret]) == []
     flow = Flow(1, FlowRequest("POST", "/v1/chat/completions", "", [], b"{}", "http://h/x"),
                 Route("openai-chat", "openai", None), echoed, secrets_seen=found,
                 directory=None)  # fmt: skip
     assert leaks(f"{flow.description} {flow.model} {flow.exchange}", [secret]) == []
+    # the proxy's headless line and its capture's file name
+    name = capture_name(1, "openai-chat", flow.model, datetime.now(UTC))
+    assert leaks(f"{flow_line(flow)} {name}", [secret]) == []
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
