@@ -20,6 +20,7 @@ import orjson
 
 from .digests import DigestMatcher
 from .shapes import placeholder
+from .sources import value_secrets
 from .spellings import MIN_SECRET, SecretScrubber
 
 __all__ = ["MAX_KNOWN", "KnownValues", "remove_known_values"]
@@ -74,7 +75,8 @@ class KnownValues:
             # Its other bytes become '*' then: no ':' that would make a line a field.
             spelled = body[start:end]
             if _LINE_ENDS.isdisjoint(spelled):
-                out[start:end] = placeholder(kind, end - start).encode("ascii")
+                # (No ':' either: a placeholder at a line's start would make it a field.)
+                out[start:end] = placeholder(kind.replace(":", "-"), end - start).encode("ascii")
             else:
                 out[start:end] = bytes(b if b in _LINE_ENDS else 42 for b in spelled)
         return bytes(out), len(spans)
@@ -92,6 +94,17 @@ class KnownValues:
         if isinstance(value, list | tuple):
             return [self.clean_value(v) for v in value]
         return value
+
+
+def _taken_apart(known: Mapping[str, str]) -> dict[str, str]:
+    """``known`` and, for a header's value (kind ``header:NAME``), what :mod:`.sources`
+    takes from it: each cookie's value, a Basic password, a token after its scheme."""
+    out = dict(known)
+    for value, kind in known.items():
+        if kind.startswith("header:"):
+            for part_kind, part in value_secrets(kind.removeprefix("header:"), value):
+                out.setdefault(part.strip(), part_kind)
+    return out
 
 
 class _Ledger(Protocol):
@@ -123,7 +136,7 @@ def remove_known_values(
     if matchers:
         texts = [body.decode("utf-8", "surrogateescape"), orjson.dumps(header).decode()]
         texts += [error] if error else []
-    values, recovered = KnownValues.gather(known, matchers, texts)
+    values, recovered = KnownValues.gather(_taken_apart(known), matchers, texts)
     del texts
     for value, kind in recovered.items():
         ledger.remove(kind, value)

@@ -161,3 +161,26 @@ def test_an_export_of_an_old_style_record_without_folded_hashes_still_removes(
     capture.write_bytes(b"\n".join([orjson.dumps(header), *lines[1:]]) + b"\n")
     export_recording(load_recording(capture), tmp_path / "out")
     assert leaks(_written(tmp_path / "out"), [COOKIE]) == []
+
+
+@SLOW
+@given(sid=secrets, password=secrets, spelling=st.sampled_from(sorted(SPELLINGS)))
+def test_a_captures_own_header_credentials_taken_apart_are_removed_from_its_body(
+    sid: str, password: str, spelling: str
+) -> None:
+    # A capture some other tool wrote, credentials still in its header: each cookie's
+    # value and the Basic password, echoed in any spelling, go as a live recording's would.
+    basic = base64.b64encode(f"me:{password}".encode()).decode()
+    headers = {"Cookie": f"theme=dark; sid={sid}", "Authorization": f"Basic {basic}"}
+    spell = SPELLINGS[spelling]
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        writer = CaptureWriter(root / "c.jsonl", {"provider": "openai-chat", "model": "m",
+            "request": {"url": "https://api.openai.com/v1/chat/completions",
+                        "headers": headers}})  # fmt: skip
+        writer.chunk(0.0, _sse(f"sid {spell(sid)} pw {spell(password)} ok"))
+        writer.chunk(0.1, f": {spell(sid)} {spell(password)}\n\n".encode())
+        writer.end("eof", 0.2)
+        result = export_recording(load_recording(root / "c.jsonl"), root / "out")
+        assert leaks(_written(root / "out"), [sid, password]) == []
+        assert result.report["verification"]["leak_scan"]["found"] == 0
