@@ -52,13 +52,16 @@ _JSON_ESCAPE: Final = re.compile(
     re.S,
 )
 _SHORT: Final = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-# A MIME line break (real or JSON-escaped) between two base64 characters.
-_BREAK: Final = re.compile(
-    r"(?<=[A-Za-z0-9+/=_-])(?:\r?\n|(?:\\{1,2}r)?\\{1,2}n)(?=[A-Za-z0-9+/=_-])"
+# A MIME line break (real or JSON-escaped), and base64 lines with such breaks between them.
+_BREAK: Final = re.compile(r"\r?\n|(?:\\{1,2}r)?\\{1,2}n")
+_WRAPPED: Final = re.compile(
+    # (From a run's first character only: tried inside a long run, it would read the rest
+    # of the run again from each of its characters.)
+    r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]++(?:(?:\r?\n|(?:\\{1,2}r)?\\{1,2}n)[A-Za-z0-9+/=_-]++)+"
 )
 _BASE64_RUN: Final = re.compile(r"[A-Za-z0-9+/_-]{11,}={0,2}")
 _URLSAFE: Final = bytes.maketrans(b"-_", b"+/")
-#: Readings past the text itself (escapes undone at most twice, then %XX, then breaks).
+#: Readings past the text itself (JSON escapes and %XX undone, chained).
 _MAX_READINGS: Final = 6
 #: Candidates remembered as hashed already (then forgotten, to bound memory).
 _CHECKED: Final = 1 << 16
@@ -74,19 +77,23 @@ def _json_char(m: re.Match[str]) -> str:
 
 
 def _decoded_texts(text: str) -> list[str]:
-    """``text`` and each distinct decoding of it (escapes, %XX, line breaks)."""
+    """``text`` and each distinct decoding of it (JSON escapes, %XX), chained."""
     seen = [text]
     for view in seen:
         if len(seen) > _MAX_READINGS:
             break
         if "\\" in view:
             seen.append(_JSON_ESCAPE.sub(_json_char, view))
-        if "%" in view or "+" in view:
+        # (%XX only: '+' for a space matters to a value with a space, never a token.)
+        if "%" in view:
             seen.append(unquote_plus(view, errors="surrogateescape"))
-        if "\n" in view or "\\" in view:
-            seen.append(_BREAK.sub("", view))
         seen[:] = list(dict.fromkeys(seen))
     return seen
+
+
+def _unwrapped(text: str) -> str:
+    """Every run of base64 lines in ``text`` (MIME-wrapped), breaks removed: a line each."""
+    return "\n".join(_BREAK.sub("", m.group()) for m in _WRAPPED.finditer(text))
 
 
 def _base64_decoded(text: str, shortest: int) -> str:
@@ -119,6 +126,10 @@ def readings(text: str, shortest: int = 1) -> Iterator[str]:
     yield from texts
     for view in texts:
         yield _base64_decoded(view, shortest)
+        joined = _unwrapped(view)
+        if joined:
+            yield joined
+            yield _base64_decoded(joined, shortest)
 
 
 class DigestMatcher:
