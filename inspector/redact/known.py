@@ -29,6 +29,7 @@ __all__ = ["MAX_KNOWN", "KnownValues", "remove_known_values"]
 #: more than this is hostile, and the leak scan still refuses what is left.
 MAX_KNOWN: Final = 256
 _LINE_ENDS: Final = frozenset(b"\r\n")
+_STRUCTURAL: Final = frozenset({"type", "format", "version"})
 
 
 class KnownValues:
@@ -143,4 +144,7 @@ def remove_known_values(
     if not values:
         return body, header, error
     body, _ = values.remove(body)
-    return body, values.clean_value(header), values.clean(error) if error else error
+    if header is not None:
+        # What the file is (type, format, version) says nothing of a request: kept as is.
+        header = {k: v if k in _STRUCTURAL else values.clean_value(v) for k, v in header.items()}
+    return body, header, values.clean(error) if error else error
