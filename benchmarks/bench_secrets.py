@@ -218,7 +218,10 @@ def load_old(checkout: Path) -> tuple[types.ModuleType, types.ModuleType]:
         package = types.ModuleType(name)
         package.__path__ = [str(path)]  # a namespace: its __init__ (all of export) not run
         sys.modules[name] = package
-    secrets = importlib.import_module("_old_inspector.redact.shapes")
+    try:
+        secrets = importlib.import_module("_old_inspector.redact.shapes")
+    except ModuleNotFoundError:  # a checkout from before inspector/redact
+        secrets = importlib.import_module("_old_inspector.export.secrets")
     decoded = importlib.import_module("_old_inspector.export.decoded")
     return secrets, decoded
 

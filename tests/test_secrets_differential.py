@@ -122,6 +122,12 @@ FRAGMENTS = (
     "eyJ-", "xeyJ", "eyJabcdefgh.", ".eyJabcdefgh.sig",
     "-----BEGIN EC PRIVATE KEY-----END EC PRIVATE KEY-----",
     "[openai-key*****]", "[redacted]",
+    # The rules found by a literal and a tail (password fields, AWS keys as STS writes them).
+    "password=", "PassWord : ", "passwd=", "pwd=", 'client_secret"=', "api_key=", "Api-Key:",
+    "my_api_key\t= '", "secret", "SECRET=", "token=", "TOKEN", "key:", "key", "refresh_token=",
+    "x" * 41 + "_password=", "a" * 38 + "_secret=", "secret_access_key=", "AWS_SECRET_ACCESS_KEY",
+    "aws_session_token: ", "SessionToken", '"SessionToken": "', "session", "x" * 12 + "w+/=" * 30,
+    '"', "'", "\t", ":", "hunter2-hunter2",
     " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
     "\U0001f642", "\ud800", "lorem ipsum ", "K", "\u212a", "\u017f",
 )  # fmt: skip

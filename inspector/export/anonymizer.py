@@ -17,6 +17,7 @@ import orjson
 from ..core.digest import blake2b  # hashlib's BLAKE2b, without loading OpenSSL
 from ..core.trace import TransportEnd
 from ..inputs import Recording
+from ..redact.known import remove_known_values
 from ..terminal import safe_path
 from .ledger import Context, Ledger
 from .options import ExportError
@@ -78,6 +79,9 @@ def anonymize_body(
     body = Handover(rec.body)
     if consume:
         rec.chunks = []  # the handover then holds the body's only copy
+    # The header first: the credentials it holds are removed from the body too.
+    header = anonymize_header(rec.header, ctx) if rec.header is not None else None
+    known = dict(ctx.ledger.secrets)
     try:
         if framing in FRAMED:
             # NDJSON lines, array elements, event-stream payloads: each its own document.
@@ -89,10 +93,11 @@ def anonymize_body(
         raise ExportError(
             f"{safe_path(rec.path)}: internal error while rewriting the stream: {exc}"
         ) from exc
-    header = anonymize_header(rec.header, ctx) if rec.header is not None else None
     end = rec.end
-    if end is not None and end.error:
-        end = TransportEnd(end.reason, end.time, scrub_text(end.error, ctx))
+    error = scrub_text(end.error, ctx) if end is not None and end.error else None
+    new_body, header, error = remove_known_values(new_body, header, error, ctx.ledger, known)
+    if end is not None and error is not None:
+        end = TransportEnd(end.reason, end.time, error)
     return new_body, header, end, ctx.ledger
 
 

@@ -37,6 +37,7 @@ from ..core.adapters import PROVIDERS, UnknownProvider, adapter_for
 from ..core.trace import Trace
 from ..inputs import Recording
 from ..library import STREAM_SUFFIXES
+from ..redact.messages import clean_name
 from ..session import guess_provider, join_chunks, trace_recording
 from ..terminal import escape_controls, safe_path
 from .anonymizer import anonymize_body, cut, key_of
@@ -286,7 +287,7 @@ def _render(
             ).encode(),
         )
     report = build_report(
-        source=Path(rec.path).name,
+        source=clean_name(Path(rec.path).name),  # a key in the name is not published
         provider=plan.provider,
         options={"text": options.text, "keep_request": options.keep_request},
         files=names,
@@ -338,9 +339,10 @@ def _provider(rec: Recording, requested: str | None) -> str:
 
 
 def base_name(source: str) -> str:
-    """The outputs' base name for an input file: its name without the stream suffix."""
+    """The outputs' base name for an input file: its name without the stream suffix
+    (anything in it shaped like a secret replaced: the outputs are meant to be shared)."""
     name = Path(source).name
     for suffix in STREAM_SUFFIXES:
         if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return Path(name).stem or "capture"
+            return clean_name(name[: -len(suffix)])
+    return clean_name(Path(name).stem) or "capture"

@@ -49,7 +49,7 @@ from ..core.normalizer import Normalizer
 from ..core.summary import Summary
 from ..core.trace import Trace, TransportEnd
 from ..encodings import EncodingError, StreamDecoder
-from ..redact import SecretSet, redact_headers, redact_url
+from ..redact import SecretSet, redact_headers, redact_url, without_userinfo
 from .framed_scrub import BodyScrubber, body_scrubber
 from .keys import is_loopback_url
 from .providers import LiveRequest
@@ -88,6 +88,7 @@ def request_secret_set(request: LiveRequest, api_key: str | None) -> SecretSet:
         body=request.body,
         api_key=api_key,
         environ=os.environ,
+        typed=True,  # the user's --header values, and what we built (not secret by name)
     )
 
 
@@ -223,7 +224,7 @@ class LiveFeed:
         async with make_client(self.transport_timeout, loopback=loopback) as client:
             outgoing = client.build_request(
                 request.method,
-                request.url,
+                without_userinfo(request.url),  # exactly our headers: no Basic from the URL
                 headers=request.headers,
                 content=orjson.dumps(request.body),
                 extensions={"trace": self._on_trace},

@@ -201,6 +201,12 @@ def check_base_url(url: str) -> None:
         raise UsageError(f"--base-url {shown!r}: no host name")
     if parts.fragment:
         raise UsageError(f"--base-url {shown!r}: a base URL has no #fragment")
+    if "@" in parts.netloc:
+        # An HTTP client would send them as Basic auth in place of the request's own.
+        raise UsageError(
+            f"--base-url {shown!r}: credentials in the URL are not allowed (they would replace "
+            "the request's own authorization; send your own with --header)"
+        )
 
 
 def _read_json(path: Path, what: str) -> Any:

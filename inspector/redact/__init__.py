@@ -24,7 +24,7 @@ Compressed bodies are decoded first, by :mod:`inspector.encodings`.
 
 from __future__ import annotations
 
-from .http import redact_header, redact_headers, redact_url
+from .http import redact_header, redact_headers, redact_url, without_userinfo
 from .masked import masked
 from .names import is_credential_name, is_secret_header
 from .secretset import REDACTED, SecretSet, mask_shapes, warm_up
@@ -43,4 +43,5 @@ __all__ = [
     "redact_headers",
     "redact_url",
     "warm_up",
+    "without_userinfo",
 ]

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from .names import is_credential_name, is_secret_header
 from .secretset import REDACTED
 
-__all__ = ["REDACTED", "redact_header", "redact_headers", "redact_url"]
+__all__ = ["REDACTED", "redact_header", "redact_headers", "redact_url", "without_userinfo"]
 
 
 def redact_url(url: str) -> str:
@@ -31,6 +31,19 @@ def redact_url(url: str) -> str:
     kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
             if not is_credential_name(k)]  # fmt: skip
     return urlunsplit(parts._replace(netloc=netloc, query=urlencode(kept)))
+
+
+def without_userinfo(url: str) -> str:
+    """``url`` as it is sent: without userinfo. An HTTP client would turn
+    ``https://user:pass@host`` into ``Authorization: Basic …`` in place of the
+    request's own; the userinfo is only a credential to keep out of captures."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def redact_header(name: str, value: str) -> str:

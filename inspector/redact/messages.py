@@ -18,7 +18,7 @@ from .masked import masked
 from .names import is_secret_header
 from .shapes import replace_shapes
 
-__all__ = ["clean_message"]
+__all__ = ["clean_message", "clean_name"]
 
 _URL: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]+")
 # "Authorization: Bearer sk-…" as a --header value would be written.
@@ -42,3 +42,9 @@ def clean_message(text: str) -> str:
     text = _URL.sub(_url, text)
     text = _HEADER.sub(_header, text)
     return replace_shapes(text, masked)
+
+
+def clean_name(name: str) -> str:
+    """A file name (or a name derived from one) with every secret shape replaced by
+    ``redacted``: an output named after an input named after a key names no key."""
+    return replace_shapes(name, lambda _value, _rule: "redacted")

@@ -10,8 +10,9 @@ everything written or shown about that exchange:
   values (a capture header, a ``model``, an error message) with the known
   values replaced *and* anything shaped like a secret (:mod:`.shapes`) too;
 * :meth:`SecretSet.digests` — what travels with a capture so that a later
-  export finds the same values: each value's kind, length and a keyed hash
-  (HMAC-SHA256 under a random key kept next to them), never the value.
+  export finds the same values: each value's kind, length and keyed hashes
+  (HMAC-SHA256 under a random key kept next to them) of the value and of the
+  value lower-cased (an echo in another letter case), never the value.
 
 Nothing is shared between sets: the proxy builds a fresh one per exchange.
 """
@@ -26,7 +27,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from .shapes import is_placeholder, replace_shapes
-from .sources import body_secrets, environ_secrets, header_secrets, url_secrets
+from .sources import (
+    body_secrets,
+    environ_secrets,
+    header_secrets,
+    typed_header_secrets,
+    url_secrets,
+)
 from .spellings import MIN_SECRET, SecretScrubber
 
 __all__ = ["DIGEST_SCHEME", "REDACTED", "SecretSet", "digest", "mask_shapes", "warm_up"]
@@ -83,12 +90,15 @@ class SecretSet:
         body: Any = None,
         api_key: str | None = None,
         environ: Mapping[str, str] | None = None,
+        typed: bool = False,
     ) -> SecretSet:
         """The credentials a request carries: the key, its headers, URL and body,
-        and (for live mode) the keys in the environment."""
+        and (for live mode) the keys in the environment. ``typed``: the headers are
+        the user's own (``--header``), so every value is one
+        (:func:`~.sources.typed_header_secrets`)."""
         found = cls()
         found.add("api-key", api_key)
-        found.add_all(header_secrets(headers))
+        found.add_all(typed_header_secrets(headers) if typed else header_secrets(headers))
         found.add_all(url_secrets(url))
         if body is not None:
             found.add_all(body_secrets(body))
@@ -158,7 +168,15 @@ class SecretSet:
         return {
             "scheme": DIGEST_SCHEME,
             "key": key.hex(),
-            "secrets": [{"kind": k, "length": len(v), "digest": digest(key, v)} for k, v in kept],
+            "secrets": [
+                {
+                    "kind": k,
+                    "length": len(v),
+                    "digest": digest(key, v),
+                    "folded": digest(key, v.lower()),
+                }
+                for k, v in kept
+            ],
         }
 
 

@@ -10,6 +10,9 @@ never the value. Which names are credentials is :mod:`.names`' one rule.
   scheme (``Bearer sk-…``); for ``Basic``, the base64 text, the decoded
   ``user:password``, the user and the password; every cookie's value in
   ``Cookie`` (whatever the cookie is called) and the value ``Set-Cookie`` sets;
+* **headers the user typed** (``--header``): every value, whatever the header
+  is called, except the few that only say how to talk
+  (:data:`NOT_SECRET_HEADERS`: ``Accept``, ``Content-Type``, ``User-Agent``…);
 * **URLs**: the userinfo (user and password, raw and percent-decoded) and the
   value of every credential-named query parameter;
 * **bodies**: the string value of every credential-named field of a JSON body
@@ -31,10 +34,12 @@ import orjson
 from .names import is_credential_name, is_secret_header, name_words
 
 __all__ = [
+    "NOT_SECRET_HEADERS",
     "Found",
     "body_secrets",
     "environ_secrets",
     "header_secrets",
+    "typed_header_secrets",
     "url_secrets",
     "value_secrets",
 ]
@@ -99,6 +104,28 @@ def header_secrets(headers: Iterable[tuple[str, str]] | Mapping[str, str]) -> Fo
     for name, value in pairs:
         if isinstance(name, str) and isinstance(value, str):
             yield from value_secrets(name, value)
+
+
+#: Headers whose values say how to talk, never who is talking: a header the user
+#: types (``--header``) is a secret unless it is one of these. Kept short on purpose.
+NOT_SECRET_HEADERS: Final = frozenset({
+    "accept", "accept-charset", "accept-encoding", "accept-language", "cache-control",
+    "connection", "content-encoding", "content-length", "content-type", "host", "pragma",
+    "user-agent", "anthropic-version", "anthropic-beta", "openai-beta",
+})  # fmt: skip
+
+
+def typed_header_secrets(headers: Iterable[tuple[str, str]] | Mapping[str, str]) -> Found:
+    """Every value of headers the user typed (``--header``), whatever the name says,
+    except :data:`NOT_SECRET_HEADERS`; credential headers and cookies taken apart as
+    :func:`header_secrets` does."""
+    pairs = list(headers.items() if isinstance(headers, Mapping) else headers)
+    yield from header_secrets(pairs)
+    for name, value in pairs:
+        if isinstance(name, str) and isinstance(value, str):
+            lowered = name.strip().lower()
+            if lowered not in NOT_SECRET_HEADERS and value.strip():
+                yield f"header:{lowered}", value.strip()
 
 
 def _query_pairs(query: str) -> Found:

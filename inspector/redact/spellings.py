@@ -25,7 +25,7 @@ chunks, so the end of each chunk that could be the beginning of a match is
 held back — never more than the longest encoded form minus one byte — and
 released with the next chunk or by :meth:`SecretScrubber.flush`. Only bytes
 that could still belong to a match are held: a chunk ending in the blank line
-of an SSE event (no form of a secret contains a line break) is released at
+of an SSE event (no form of a secret holds two line breaks in a row) is released at
 once, whole, so a capture's chunk timing stays what was received.
 
 Secrets shorter than :data:`MIN_SECRET` characters are not scrubbed (they
@@ -149,6 +149,13 @@ def _base64_forms(secret: bytes) -> list[bytes]:
 _MIME_BREAK: Final = r"(?:\r?\n|(?:\\{1,2}r)?\\{1,2}n)?"
 
 
+#: The bytes a line break of :data:`_MIME_BREAK` is made of, and its longest spelling.
+_BREAK_BYTES: Final = frozenset(b"\r\n\\rn")
+_LONGEST_BREAK: Final = len("\\\\r\\\\n")
+#: Two line breaks in a row (an SSE event's end): no spelling holds them.
+_BLANK_LINES: Final = (b"\n\n", b"\n\r\n")
+
+
 def _wrapped(form: bytes) -> str:
     """A regex for base64 text ``form`` with a line break allowed between characters."""
     return _MIME_BREAK.join(re.escape(chr(byte)) for byte in form)
@@ -167,10 +174,10 @@ def encoded_forms(secret: str) -> tuple[str, set[int], set[int], int]:
     patterns = [text_pattern]
     for form in _base64_forms(secret.encode("utf-8", "surrogatepass")):
         patterns.append(_wrapped(form))
-        alphabet |= set(form)
+        alphabet |= set(form) | _BREAK_BYTES
         starts.add(form[0])
-        # (A wrapped form is longer by its breaks: 2 bytes per 76 characters.)
-        longest = max(longest, len(form) + 2 * (len(form) // 76 + 1))
+        # A break may stand between any two characters: at most 6 bytes each.
+        longest = max(longest, len(form) + _LONGEST_BREAK * (len(form) - 1))
     return "|".join(patterns), alphabet, starts, longest
 
 
@@ -229,6 +236,19 @@ class SecretScrubber:
         if self._pattern is None:
             return data
         return self._pattern.sub(self.placeholder, data)
+
+    def spans(self, data: bytes) -> list[tuple[int, int]]:
+        """Where a form of a secret is in ``data`` (a whole buffer): ``(start, end)``, in order."""
+        if self._pattern is None:
+            return []
+        return [m.span() for m in self._pattern.finditer(data)]
+
+    def which(self, spelled: bytes) -> str | None:
+        """The secret that ``spelled`` (one of :meth:`spans`) is a form of."""
+        for secret in self.secrets:
+            if re.fullmatch(encoded_forms(secret)[0].encode("latin-1"), spelled, re.DOTALL):
+                return secret
+        return None
 
     def scrub_text(self, text: str) -> str:
         """:meth:`scrub` for text (header values, messages, URLs)."""
@@ -291,8 +311,14 @@ class SecretScrubber:
         if self._hold == 0:
             return len(buffer)
         window_start = max(0, len(buffer) - self._hold)
-        window = buffer[window_start:].translate(self._inside)
+        raw = buffer[window_start:]
+        window = raw.translate(self._inside)
+        # A line break may be inside a match (MIME-wrapped base64); two in a row are not.
         outside = window.rfind(b"\n")
+        for blank in _BLANK_LINES:
+            at = raw.rfind(blank)
+            if at >= 0:
+                outside = max(outside, at + len(blank) - 1)
         for index in range(outside + 1, len(window)):
             if buffer[window_start + index] in self._starts:
                 return window_start + index

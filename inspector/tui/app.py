@@ -128,7 +128,10 @@ class InspectorApp(App[int]):
             await feed.run(throttle.notify)
         except Exception as exc:
             # The feed should end the stream itself; if it could not, say why.
-            self.notify(f"The stream stopped: {exc}", severity="error", markup=False)
+            from ..redact.messages import clean_message  # an unforeseen error: no key in it
+
+            self.notify(f"The stream stopped: {clean_message(str(exc))}", severity="error",
+                        markup=False)  # fmt: skip
         # Not reached when the app exits (the worker is cancelled): nothing to show then.
         screen.feed_running = False
         screen.feed_ended = True

@@ -12,15 +12,18 @@ proxy's cookie-jar test reads them).
 from __future__ import annotations
 
 import base64
+import codecs
 import gzip
 import json
+import re
 import socket
 import threading
 import time
+import warnings
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qsl, quote, unquote
+from urllib.parse import parse_qsl, quote, unquote, unquote_plus
 
 import brotli
 import orjson
@@ -36,10 +39,14 @@ def _b64(value: str) -> str:
     return base64.b64encode(value.encode()).decode()
 
 
-def _mime(value: str) -> str:
+def _mime(value: str, prefix: int = 50, width: int = 76, newline: str = "\r\n") -> str:
     # RFC 2045 wraps every 76 characters; a long prefix puts a break inside the secret.
-    encoded = base64.b64encode(("x" * 50 + value).encode()).decode()
-    return "\r\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))
+    encoded = base64.b64encode(("x" * prefix + value).encode()).decode()
+    return newline.join(encoded[i : i + width] for i in range(0, len(encoded), width))
+
+
+def _mixed_case(value: str) -> str:
+    return "".join(c.swapcase() if i % 3 == 0 else c for i, c in enumerate(value))
 
 
 #: name -> how a server may spell a secret (every one docs/security.md claims).
@@ -47,14 +54,74 @@ SPELLINGS: dict[str, Callable[[str], str]] = {
     "raw": lambda s: s,
     "upper": str.upper,
     "lower": str.lower,
+    "mixed-case": _mixed_case,
     "url-encoded": lambda s: quote(s, safe=""),
     "url-encoded-lower-hex": lambda s: "".join(f"%{b:02x}" for b in s.encode()),
     "json-escaped": lambda s: "".join(f"\\u{ord(c):04x}" for c in s),
     "json-in-json": lambda s: json.dumps(json.dumps(s))[1:-1],
     "base64": _b64,
     "base64-urlsafe": lambda s: base64.urlsafe_b64encode(s.encode()).decode(),
+    "base64-offset-1": lambda s: _b64("u" + s),
+    "base64-offset-2": lambda s: _b64("us" + s),
+    "base64-upper": lambda s: _b64(s.upper()),
+    "base64-basic": lambda s: _b64("user:" + s),
     "base64-mime": _mime,
+    "base64-mime-lf": lambda s: _mime(s, prefix=7, width=8, newline="\n"),
+    "base64-mime-crlf-short": lambda s: _mime(s, prefix=1, width=5),
+    "base64-mime-json": lambda s: _mime(s, prefix=4, width=10, newline="\\r\\n"),
 }
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=_-]{8,}")
+_BREAKS = re.compile(r"\r?\n|(?:\\{1,2}r)?\\{1,2}n")
+
+
+def _unescaped(text: str) -> str:
+    data = text.encode("utf-8", "backslashreplace").replace(b"\\/", b"/")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "invalid escape sequence"
+        return codecs.decode(data, "unicode_escape", "backslashreplace")
+
+
+def _base64_decodings(run: str) -> Iterator[str]:
+    """A base64 run decoded from each of its first 4 characters, in both alphabets."""
+    for skip in range(4):
+        part = run[skip:].rstrip("=")
+        part = part[: len(part) - len(part) % 4] if len(part) % 4 == 1 else part
+        for alt in (None, b"-_"):
+            try:
+                yield base64.b64decode(part + "=" * (-len(part) % 4), altchars=alt).decode(
+                    "latin-1"
+                )
+            except ValueError:
+                continue
+
+
+def _views(text: str) -> list[str]:
+    """``text`` and what it says once decoded (escapes, %XX, line breaks, base64)."""
+    seen = [text]
+    for view in seen:
+        if len(seen) > 16:
+            break
+        for decoded in (_unescaped(view), unquote_plus(view), _BREAKS.sub("", view)):
+            if decoded not in seen:
+                seen.append(decoded)
+    out = list(seen)
+    for view in seen:
+        for run in _BASE64_RUN.findall(_BREAKS.sub("", view)):
+            out.extend(_base64_decodings(run))
+    return out
+
+
+def recovered(data: bytes | str, secret: str) -> bool:
+    """Whether ``secret`` can be read back from ``data`` in any spelling, any letter case.
+
+    The oracle of every secret test: it knows nothing of how the scrubber
+    works, only how an attacker would decode what was written.
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    needle = secret.casefold()
+    return any(needle in view.casefold() for view in _views(text))
+
 
 #: Content-Encoding -> how to produce it.
 ENCODERS: dict[str, Callable[[bytes], bytes]] = {
@@ -80,7 +147,7 @@ def _credentials(request: Request, body: dict[str, Any]) -> list[str]:
     """Every credential value the request carried, as a hostile server sees it."""
     found = []
     for name, value in request.headers.items():
-        if name.lower() in ("authorization", "x-api-key", "x-custom-token"):
+        if name.lower() in ("authorization", "x-api-key", "x-custom-token", "x-tenant"):
             found.append(value)
             scheme, _, token = value.partition(" ")
             found.append(token)
@@ -144,23 +211,6 @@ class HostileUpstream:
             self._thread.join(timeout=10)
 
 
-def spelled(secret: str) -> Iterator[tuple[str, str]]:
-    """``(spelling, text)`` for every spelling of ``secret`` a leak would be in."""
-    for name, spell in SPELLINGS.items():
-        if name == "base64-mime":
-            # What of a wrapped spelling depends on the secret alone, breaks removed.
-            yield name, _b64("x" * 50 + secret)[68:-4]
-        else:
-            yield name, spell(secret)
-
-
 def leaks(data: bytes | str, secrets: list[str]) -> list[str]:
-    """Which ``spelling:secret-prefix`` of ``secrets`` are still in ``data``."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    flat = text.replace("\r\n", "").replace("\n", "")
-    out = []
-    for secret in secrets:
-        for name, form in spelled(secret):
-            if len(form) >= 8 and (form in text or form in flat):
-                out.append(f"{name}:{secret[:6]}")
-    return out
+    """Which of ``secrets`` can still be read from ``data`` (:func:`recovered`), by prefix."""
+    return [f"recoverable:{secret[:6]}" for secret in secrets if recovered(data, secret)]

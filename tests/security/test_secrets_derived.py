@@ -102,3 +102,22 @@ async def test_the_replay_server_log_masks_a_key_sent_as_the_model() -> None:
         await client.post("/v1/chat/completions", json={"model": KEY, "stream": True})
     assert lines and all(KEY not in line for line in lines)
     assert any("openai-key" in line for line in lines)
+
+
+def test_an_export_never_names_its_outputs_after_a_key_in_the_inputs_name(
+    tmp_path: Path,
+) -> None:
+    from inspector.capture import load_recording
+    from inspector.export import ExportOptions, export_recording
+    from inspector.export.pipeline import base_name
+
+    for key in (KEY, "AKIA" + "Q3ZP7XW2LM4NB6RT", "ghp_" + "k8Rw2" * 8):
+        assert key not in base_name(f"/x/openai-chat-{key}-20261201-000000.jsonl")
+    source = tmp_path / f"openai-chat-{KEY}-20261201.sse"
+    source.write_bytes(
+        b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":'
+        b'{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    export_recording(load_recording(source), tmp_path / "out", ExportOptions(pytest=True))
+    names = [p.name for p in (tmp_path / "out").rglob("*")]
+    assert names and not [n for n in names if KEY in n or KEY[3:15] in n.replace("_", "-")]

@@ -15,10 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
 
 from inspector.live import LiveFeed, build_request
 from inspector.proxy import FlowLog, ProxyServer, ProxySettings
+from inspector.redact import SecretSet
+from inspector.redact.sources import NOT_SECRET_HEADERS
 
 from .secrets_upstream import SET_COOKIE_VALUE, HostileUpstream, leaks
 
@@ -101,3 +104,58 @@ def test_the_proxy_keeps_every_credential_out_in_every_spelling(
     written = flow.capture.read_text("utf-8", "replace")
     assert "hello" in written
     assert leaks(written, [KEY, COOKIE, TOKEN, QUERY, BODY, SET_COOKIE_VALUE]) == []
+
+
+TENANT = "tenant-" + "Qv9Ls" * 3  # a header no name rule calls a credential
+
+
+def test_every_value_the_user_types_as_a_header_is_a_secret_but_how_to_talk() -> None:
+    typed = [("X-Tenant", TENANT), ("Accept", "application/json"),
+             ("Content-Type", "application/json; charset=utf-8"),
+             ("Anthropic-Version", "2023-06-01"), ("X-Trace", "trace-id-77")]  # fmt: skip
+    found = SecretSet.for_request(headers=typed, typed=True)
+    assert TENANT in found and "trace-id-77" in found
+    assert all(v not in found for _, v in typed[1:4])  # how to talk: kept
+    # Headers not typed by the user (an app's, through the proxy): by name only.
+    assert TENANT not in SecretSet.for_request(headers=typed)
+    assert {"accept", "content-type", "user-agent"} <= NOT_SECRET_HEADERS
+
+
+def test_live_keeps_a_custom_header_value_out_and_records_how_to_talk(
+    upstream: HostileUpstream, tmp_path: Path
+) -> None:
+    capture = tmp_path / "tenant.jsonl"
+    headers = [("X-Tenant", TENANT), ("Accept-Language", "en-GB,en;q=0.8")]
+    feed = _live(upstream.url + "/v1", capture, headers=headers, key=KEY)
+    shown = _everything_shown(feed, capture)
+    assert "hello" in shown and leaks(shown, [TENANT, KEY]) == []
+    header = orjson.loads(capture.read_bytes().splitlines()[0])["request"]["headers"]
+    recorded = {name.lower(): value for name, value in header.items()}
+    assert recorded["x-tenant"] == "[redacted]"
+    assert recorded["accept-language"] == "en-GB,en;q=0.8"
+
+
+def test_url_userinfo_never_replaces_the_requests_own_authorization(
+    upstream: HostileUpstream, tmp_path: Path
+) -> None:
+    url = upstream.url.replace("http://", f"http://urluser123:{URL_PASSWORD}@") + "/v1"
+    before = len(upstream.seen)
+    feed = _live(url, tmp_path / "auth.jsonl", headers=[], key=KEY)
+    (seen,) = upstream.seen[before:]
+    assert seen["authorization"] == f"Bearer {KEY}"  # ours, exactly: no Basic from the URL
+    assert leaks(_everything_shown(feed, tmp_path / "auth.jsonl"), [URL_PASSWORD, KEY]) == []
+
+
+def test_the_command_line_refuses_base_url_userinfo_and_never_prints_it() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "inspector", "record", "--provider", "openai-chat",
+         "--model", "m", "--prompt", "hi", "--api-key-env", "NOPE_KEY",
+         "--base-url", f"http://me:{URL_PASSWORD}@127.0.0.1:9/v1"],
+        capture_output=True, text=True, timeout=60, env={"NOPE_KEY": KEY, "PATH": ""},
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert "credentials in the URL are not allowed" in result.stderr
+    assert URL_PASSWORD not in result.stdout + result.stderr
