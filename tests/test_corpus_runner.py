@@ -48,7 +48,7 @@ def test_the_table_counts_streams_states_detections_and_warnings_by_path(
     corpus: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     names = [
-        "vercel-moonshot-kimi-k25-choice-usage.sse",
+        "vercel-ai-gateway-xai-provider-metadata.sse",
         "openllmetry-ollama-chat-llama3-stream.yaml",
         "vercel-openai-completions-gpt35-instruct-length.sse",
     ]
@@ -57,7 +57,7 @@ def test_the_table_counts_streams_states_detections_and_warnings_by_path(
     assert "      2  completed (stop)\n      1  completed (length)" in out
     for row in ("1  ollama", "1  openai-chat", "1  openai-completions"):
         assert row in out
-    assert "      1  unread_field choices[].usage" in out
+    assert "      1  unread_field choices[].delta.provider_metadata" in out
 
 
 def test_cannot_tell_is_listed_with_what_the_body_is(
@@ -72,11 +72,20 @@ def test_cannot_tell_is_listed_with_what_the_body_is(
 def test_a_streamed_body_import_skips_is_checked_and_counted_as_a_lead(
     corpus: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = run(corpus, copy(["pydantic-ai-bedrock-gpt-oss-empty-text-delta.yaml"], tmp_path), capsys)
+    # A stream import passes over: Ollama's NDJSON answer behind a gateway path, its
+    # request saying stream: false and the answer labelled application/json.
+    cassette = (LONGTAIL / "openllmetry-ollama-chat-llama3-stream.yaml").read_text()
+    hidden = (
+        cassette.replace('"stream": true', '"stream": false')
+        .replace("/api/chat", "/gateway/llm")
+        .replace("application/x-ndjson", "application/json")
+    )
+    (tmp_path / "hidden.yaml").write_text(hidden)
+    out = run(corpus, tmp_path, capsys)
     assert "import skipped a stream: 1  not streamed: 0" in out.splitlines()[0]
-    assert "1  bedrock-converse" in out
-    assert "application/vnd.amazon.eventstream, 1,802 bytes: it is an AWS event stream" in out
-    assert "bedrock-converse completed (stop) warnings=0 (import skipped it)" in out
+    assert "1  ollama" in out
+    assert "(application/json, 6,328 bytes: it is NDJSON (one JSON document a line: Ollama" in out
+    assert "ollama completed (stop) warnings=0 (import skipped it)" in out
 
 
 def test_an_interaction_that_is_not_a_stream_is_listed_not_dropped(
