@@ -183,7 +183,7 @@ class _EchoingBedrock:
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
 
     def __enter__(self) -> _EchoingBedrock:
-        from inspector.serve.runner import start_in_thread
+        from inspector.net.server import start_in_thread
 
         self.thread = start_in_thread(
             self.server, lambda: self.server.run(sockets=[self.socket]), "echo-bedrock"

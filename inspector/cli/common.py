@@ -51,6 +51,12 @@ def add_provider_option(parser: Any) -> None:
     )
 
 
+def add_batch_arguments(parser: Any, metavar: str, what: str) -> None:
+    """A batch command's operands: ``PATH...`` (``what`` they may be) and ``-o DIR``."""
+    parser.add_argument("paths", nargs="+", metavar=metavar, help=what)
+    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+
+
 def add_reference_option(parser: Any) -> None:
     """``--reference``: normalize in the reference mode, the straightforward path only."""
     parser.add_argument(

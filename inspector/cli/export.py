@@ -8,7 +8,14 @@ import stat
 from typing import Any
 
 from ..terminal import escape_controls, safe_path
-from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_provider_option, error
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    add_batch_arguments,
+    add_provider_option,
+    error,
+)
 
 #: ``--text`` choices: export.TEXT_MODES, spelled here so that ``export --help``
 #: does not import the exporter (a test keeps the two equal).
@@ -32,10 +39,7 @@ def register(sub: Any) -> None:
             "failed verification or could not be read, 2 on bad usage."
         ),
     )
-    parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="captures, raw SSE files or directories"
-    )
-    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+    add_batch_arguments(parser, "PATH", "captures, raw SSE files or directories")
     parser.add_argument(
         "--text",
         choices=TEXT_CHOICES,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, error, say
+from .common import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, add_batch_arguments, error, say
 
 
 def register(sub: Any) -> None:
@@ -36,10 +36,7 @@ def register(sub: Any) -> None:
             "passed over with a note."
         ),
     )
-    parser.add_argument(
-        "paths", nargs="+", metavar="FILE", help="cassettes, HAR files, or folders to search"
-    )
-    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="where to write")
+    add_batch_arguments(parser, "FILE", "cassettes, HAR files, or folders to search")
     parser.set_defaults(func=run)
 
 

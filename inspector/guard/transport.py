@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from types import ModuleType, SimpleNamespace
 from typing import Any, Final
 
@@ -78,11 +79,17 @@ class _Watch:
             raise self.error()
         return self.state == "completed"
 
-    def lost(self, exc: Exception, hx: ModuleType, not_proven: type[Exception]) -> None:
-        """The transport failed mid-body: a timeout or a reset ends the stream (the
-        guard's own error, raised through the transport, is not a new end)."""
-        if not isinstance(exc, not_proven):
-            self.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+    @contextmanager
+    def reading(self, hx: ModuleType, not_proven: type[Exception]) -> Iterator[None]:
+        """Around the read loop of a body: a transport failure mid-body (a timeout or a
+        reset) ends the stream, then goes on up (the guard's own error, raised through
+        the transport, is not a new end)."""
+        try:
+            yield
+        except hx.TransportError as exc:
+            if not isinstance(exc, not_proven):
+                self.finish("timeout" if isinstance(exc, hx.TimeoutException) else "reset")
+            raise
 
     def end(self) -> None:
         """The body ended: raise unless the end was proven."""
@@ -154,47 +161,43 @@ def _watch(
     return _Watch(chosen, request, encoding, error)
 
 
+class _Wrapping:
+    """A response body read through a :class:`_Watch`."""
+
+    def __init__(self, inner: Any, watch: _Watch) -> None:
+        self.inner = inner
+        self.watch = watch
+
+
 @functools.cache
 def guard_for(hx: ModuleType) -> Any:
     """The guard transports for ``hx``: ``httpx``, or a fork with its API (``httpx2``, which
     the anthropic SDK uses). ``.sync``, ``.async_`` and ``.error`` (its StreamNotProven)."""
     not_proven = StreamNotProven if hx is httpx else _error_for(hx)
 
-    class _GuardedStream(hx.SyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, inner: Any, watch: _Watch) -> None:
-            self.inner = inner
-            self.watch = watch
-
+    # The two streams differ only by `for` / `async for` (and close / aclose): what the
+    # loop does with each chunk and with a failure is _Watch's (take, reading, end).
+    class _GuardedStream(_Wrapping, hx.SyncByteStream):  # type: ignore[misc, name-defined]
         def __iter__(self) -> Iterator[bytes]:
-            try:
+            with self.watch.reading(hx, not_proven):
                 for chunk in self.inner:
                     proven = self.watch.take(chunk)
                     yield chunk
                     if proven:
                         return
-            except hx.TransportError as exc:
-                self.watch.lost(exc, hx, not_proven)
-                raise
             self.watch.end()
 
         def close(self) -> None:
             self.inner.close()
 
-    class _AsyncGuardedStream(hx.AsyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, inner: Any, watch: _Watch) -> None:
-            self.inner = inner
-            self.watch = watch
-
+    class _AsyncGuardedStream(_Wrapping, hx.AsyncByteStream):  # type: ignore[misc, name-defined]
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            try:
+            with self.watch.reading(hx, not_proven):
                 async for chunk in self.inner:
                     proven = self.watch.take(chunk)
                     yield chunk
                     if proven:
                         return
-            except hx.TransportError as exc:
-                self.watch.lost(exc, hx, not_proven)
-                raise
             self.watch.end()
 
         async def aclose(self) -> None:

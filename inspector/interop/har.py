@@ -23,7 +23,7 @@ from ..inputs import Recording
 from ..version import __version__
 from .charset import browser_decodes_as_windows_1252, undo_windows_1252
 from .exchange import Exchange, recorded_exchange, section
-from .limits import BodyError, DecodeBudget, b64decode_bounded
+from .limits import BodyError, DecodeBudget, b64decode_bounded, decode_all
 from .vcr import HOP_HEADERS
 
 __all__ = ["HarError", "read_har", "write_har"]
@@ -176,14 +176,13 @@ def read_har(data: bytes, name: str) -> list[Exchange]:
     entries = log.get("entries") if isinstance(log, Mapping) else None
     if not isinstance(entries, list):
         raise HarError(f"{name}: not a HAR file (no log.entries list)")
-    budget = DecodeBudget()
-    exchanges = [_exchange(i, entry, budget) for i, entry in enumerate(entries, start=1)]
-    if budget.used > budget.total:
-        raise HarError(
-            f"{name}: its base64 bodies decode to more than {budget.total // (1024 * 1024)} MiB "
-            "in all; not read"
-        )
-    return exchanges
+    return decode_all(
+        entries,
+        _exchange,
+        lambda mib: HarError(
+            f"{name}: its base64 bodies decode to more than {mib} MiB in all; not read"
+        ),
+    )
 
 
 # -- writing ------------------------------------------------------------------

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Final, TypeVar
 
 from ..encodings import BodyTooLarge, DamagedBody, EncodingError, StreamDecoder
 
@@ -23,6 +24,7 @@ __all__ = [
     "BodyError",
     "DecodeBudget",
     "b64decode_bounded",
+    "decode_all",
     "decode_content",
 ]
 
@@ -78,6 +80,24 @@ class DecodeBudget:
                 f"the file's bodies decode to more than {self.total // (1024 * 1024)} MiB "
                 "in all; not imported"
             )
+
+
+_Item = TypeVar("_Item")
+_Read = TypeVar("_Read")
+
+
+def decode_all(
+    items: Sequence[_Item],
+    read: Callable[[int, _Item, DecodeBudget], _Read],
+    too_much: Callable[[int], Exception],
+) -> list[_Read]:
+    """``read(number, item, budget)`` for every item (numbered from 1) on one shared
+    :class:`DecodeBudget`; ``too_much(MiB)`` is raised when their bodies decode past it."""
+    budget = DecodeBudget()
+    done = [read(i, item, budget) for i, item in enumerate(items, start=1)]
+    if budget.used > budget.total:
+        raise too_much(budget.total // (1024 * 1024))
+    return done
 
 
 def decode_content(

@@ -24,7 +24,7 @@ import yaml
 
 from ..inputs import Recording
 from .exchange import Exchange, json_bytes, recorded_exchange
-from .limits import BodyError, DecodeBudget, decode_content
+from .limits import BodyError, DecodeBudget, decode_all, decode_content
 from .yamlsafe import Inert, load_yaml_documents
 
 __all__ = ["VcrError", "read_vcr", "write_vcr"]
@@ -194,14 +194,14 @@ def read_vcr(data: bytes, name: str) -> list[Exchange]:
     if not any(isinstance(found, list) for found in lists):
         raise VcrError(f"{name}: not a VCR cassette (no 'interactions' list)")
     interactions = [item for found in lists if isinstance(found, list) for item in found]
-    budget = DecodeBudget()
-    exchanges = [_exchange(i, item, budget) for i, item in enumerate(interactions, start=1)]
-    if budget.used > budget.total:
-        raise VcrError(
-            f"{name}: its bodies decode to more than {budget.total // (1024 * 1024)} MiB "
+    return decode_all(
+        interactions,
+        _exchange,
+        lambda mib: VcrError(
+            f"{name}: its bodies decode to more than {mib} MiB "
             "in all (aliases repeating one body?); not read"
-        )
-    return exchanges
+        ),
+    )
 
 
 # -- writing ------------------------------------------------------------------

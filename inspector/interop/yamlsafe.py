@@ -22,6 +22,8 @@ of scalars, as expanded, is refused; so is an alias that contains itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -133,19 +135,12 @@ def _expanded_size(root: yaml.Node) -> tuple[int, int]:
     return sizes[id(root)]
 
 
-def load_yaml(text: bytes | str) -> Any:
-    """The first YAML document of ``text``, built by the safe rules above.
-
-    Raises :class:`YamlError` for text that is not YAML, and for a document
-    whose aliases expand past the budgets of the module docstring.
-    """
+@contextmanager
+def _reading(text: bytes | str) -> Iterator[_InertLoader]:
+    """A loader for ``text``, its errors as :class:`YamlError`, disposed of after."""
     loader = _InertLoader(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _expanded_size(node)
-        return loader.construct_document(node)
+        yield loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -157,6 +152,20 @@ def load_yaml(text: bytes | str) -> Any:
         loader.dispose()
 
 
+def load_yaml(text: bytes | str) -> Any:
+    """The first YAML document of ``text``, built by the safe rules above.
+
+    Raises :class:`YamlError` for text that is not YAML, and for a document
+    whose aliases expand past the budgets of the module docstring.
+    """
+    with _reading(text) as loader:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node)
+        return loader.construct_document(node)
+
+
 def load_yaml_documents(text: bytes | str) -> list[Any]:
     """Every YAML document of ``text`` (``---`` between them), built by the safe rules above.
 
@@ -164,10 +173,9 @@ def load_yaml_documents(text: bytes | str) -> list[Any]:
     documents is as bounded as one. Raises :class:`YamlError` as
     :func:`load_yaml` does.
     """
-    loader = _InertLoader(text)
     documents: list[Any] = []
     nodes = chars = 0
-    try:
+    with _reading(text) as loader:
         while loader.check_node():
             node = loader.get_node()
             if node is None:
@@ -180,13 +188,4 @@ def load_yaml_documents(text: bytes | str) -> list[Any]:
                     f"{MAX_EXPANDED_CHARS // (1024 * 1024)} MiB of text in all; not read"
                 )
             documents.append(loader.construct_document(node))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise YamlError(f"not valid YAML{where}: {problem}") from None
-    except RecursionError:
-        raise YamlError("the YAML is nested too deeply to read") from None
-    finally:
-        loader.dispose()
     return documents

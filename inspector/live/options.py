@@ -286,23 +286,9 @@ def feed_from_args(
             from .aws import bedrock_base_url
 
             base_url = bedrock_base_url(env)
-        # Built once without the key to learn the URL, which decides whether a key is needed.
-        draft = build_request(
-            args.provider,
-            model=args.model,
-            prompt=args.prompt,
-            body=body,
-            tools=tools,
-            base_url=base_url,
-            headers=headers,
-        )
-        if spec.signer == "aws":
-            key, request = _aws_request(args, env, draft)
-        else:
-            key = resolve_key(
-                args.provider, spec.key_env, env, explicit_env=args.api_key_env, url=draft.url
-            )
-            request = build_request(
+
+        def request_with(api_key: str | None = None) -> LiveRequest:
+            return build_request(
                 args.provider,
                 model=args.model,
                 prompt=args.prompt,
@@ -310,8 +296,18 @@ def feed_from_args(
                 tools=tools,
                 base_url=base_url,
                 headers=headers,
-                api_key=key,
+                api_key=api_key,
             )
+
+        # Built once without the key to learn the URL, which decides whether a key is needed.
+        draft = request_with()
+        if spec.signer == "aws":
+            key, request = _aws_request(args, env, draft)
+        else:
+            key = resolve_key(
+                args.provider, spec.key_env, env, explicit_env=args.api_key_env, url=draft.url
+            )
+            request = request_with(api_key=key)
     except (RequestError, MissingKey, ValueError) as exc:
         raise UsageError(str(exc)) from None
     # A model that is a key (or a key's shape) never names a file.

@@ -147,19 +147,52 @@ class ProviderSpec:
     signer: str = "key"
 
 
-def _openai(
-    path: str,
-    body: Callable[[str, str], dict[str, Any]],
-    tool: Callable[[Mapping[str, Any]], dict[str, Any]],
+_Body = Callable[[str, str], dict[str, Any]]
+_Tool = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+def _bearer(
+    base_url: str, key_env: tuple[str, ...], path: str, body: _Body, **extra: Any
 ) -> ProviderSpec:
-    """One of OpenAI's two streaming APIs: the same host, key and bearer auth."""
+    """A route whose key goes in ``Authorization: Bearer``."""
     return ProviderSpec(
-        base_url="https://api.openai.com",
-        path=path,
-        key_env=("OPENAI_API_KEY",),
-        auth=_auth_bearer,
-        body=body,
+        base_url=base_url, path=path, key_env=key_env, auth=_auth_bearer, body=body, **extra
+    )
+
+
+def _openai(path: str, body: _Body, tool: _Tool | None = None) -> ProviderSpec:
+    """One of OpenAI's streaming APIs: the same host and key."""
+    return _bearer("https://api.openai.com", ("OPENAI_API_KEY",), path, body, tool=tool)
+
+
+def _bedrock(path: str, body: _Body, tool: _Tool, **extra: Any) -> ProviderSpec:
+    """One of Bedrock's two streaming routes: the model in the path, an event-stream
+    body, a Bedrock API key or SigV4 (:mod:`.aws`)."""
+    return _bearer(
+        "https://bedrock-runtime.us-east-1.amazonaws.com",  # the region's: .aws
+        ("AWS_BEARER_TOKEN_BEDROCK",),
+        path,
+        body,
+        headers={"accept": "application/vnd.amazon.eventstream"},
         tool=tool,
+        body_has_model=False,
+        framing="aws-eventstream",
+        signer="aws",
+        **extra,
+    )
+
+
+def _ollama(path: str, body: _Body, **extra: Any) -> ProviderSpec:
+    """One of Ollama's two NDJSON routes on the local server (no key locally;
+    ollama.com's hosted API takes a bearer)."""
+    return _bearer(
+        "http://127.0.0.1:11434",
+        ("OLLAMA_API_KEY",),
+        path,
+        body,
+        headers={"accept": "application/x-ndjson"},
+        framing="ndjson",
+        **extra,
     )
 
 
@@ -186,80 +219,33 @@ PROVIDER_SPECS: Final[dict[str, ProviderSpec]] = {
         body_has_model=False,
     ),
     # The protocols beyond the v1 four (bodies: .protocol_bodies; Bedrock's auth: .aws).
-    "bedrock-converse": ProviderSpec(
-        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",  # the region's: .aws
-        path="/model/{model}/converse-stream",
-        query="",
-        key_env=("AWS_BEARER_TOKEN_BEDROCK",),
-        auth=_auth_bearer,
-        body=pb.body_bedrock_converse,
-        headers={"accept": "application/vnd.amazon.eventstream"},
-        tool=pb.tool_bedrock_converse,
-        body_has_model=False,
-        framing="aws-eventstream",
+    "bedrock-converse": _bedrock(
+        "/model/{model}/converse-stream",
+        pb.body_bedrock_converse,
+        pb.tool_bedrock_converse,
         tools_at=("toolConfig", "tools"),
-        signer="aws",
     ),
-    "bedrock-invoke": ProviderSpec(
-        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
-        path="/model/{model}/invoke-with-response-stream",
-        query="",
-        key_env=("AWS_BEARER_TOKEN_BEDROCK",),
-        auth=_auth_bearer,
-        body=pb.body_bedrock_invoke,
-        headers={"accept": "application/vnd.amazon.eventstream"},
-        tool=_tool_anthropic,
-        body_has_model=False,
+    "bedrock-invoke": _bedrock(
+        "/model/{model}/invoke-with-response-stream",
+        pb.body_bedrock_invoke,
+        _tool_anthropic,
         adapter="anthropic",  # Claude's events, unwrapped from the event stream's chunks
-        framing="aws-eventstream",
-        signer="aws",
     ),
-    "ollama": ProviderSpec(
-        base_url="http://127.0.0.1:11434",
-        path="/api/chat",
-        query="",
-        key_env=("OLLAMA_API_KEY",),  # none locally; ollama.com's hosted API takes a bearer
-        auth=_auth_bearer,
-        body=pb.body_ollama_chat,
-        headers={"accept": "application/x-ndjson"},
-        tool=_tool_chat,
-        framing="ndjson",
-    ),
-    "ollama-generate": ProviderSpec(
-        base_url="http://127.0.0.1:11434",
-        path="/api/generate",
-        query="",
-        key_env=("OLLAMA_API_KEY",),
-        auth=_auth_bearer,
-        body=pb.body_ollama_generate,
-        headers={"accept": "application/x-ndjson"},
-        adapter="ollama",
-        framing="ndjson",
-    ),
-    "cohere": ProviderSpec(
-        base_url="https://api.cohere.com",
-        path="/v2/chat",
-        query="",
-        key_env=("CO_API_KEY", "COHERE_API_KEY"),
-        auth=_auth_bearer,
-        body=pb.body_cohere,
+    "ollama": _ollama("/api/chat", pb.body_ollama_chat, tool=_tool_chat),
+    "ollama-generate": _ollama("/api/generate", pb.body_ollama_generate, adapter="ollama"),
+    "cohere": _bearer(
+        "https://api.cohere.com",
+        ("CO_API_KEY", "COHERE_API_KEY"),
+        "/v2/chat",
+        pb.body_cohere,
         tool=_tool_chat,
     ),
-    "openai-completions": ProviderSpec(
-        base_url="https://api.openai.com",
-        path="/v1/completions",
-        query="",
-        key_env=("OPENAI_API_KEY",),
-        auth=_auth_bearer,
-        body=pb.body_completions,
-    ),
-    "ai-sdk-ui": ProviderSpec(
-        base_url="http://127.0.0.1:3000",  # the app's own route (`next dev`'s port)
-        path="/api/chat",
-        query="",
-        key_env=(),  # the app's own auth, if any: --header
-        auth=_auth_bearer,
-        body=pb.body_ai_sdk_ui,
+    "openai-completions": _openai("/v1/completions", pb.body_completions),
+    "ai-sdk-ui": _bearer(
+        "http://127.0.0.1:3000",  # the app's own route (`next dev`'s port)
+        (),  # the app's own auth, if any: --header
+        "/api/chat",
+        pb.body_ai_sdk_ui,
         body_has_model=False,
         needs_model=False,
     ),

@@ -19,24 +19,32 @@ from ..core.trace import TransportEnd
 
 __all__ = ["TRANSPORT_FAILURES", "make_client", "transport_end"]
 
-# (exception class, end reason, message template); the first match wins, so
-# subclasses come before their bases.
-TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.RequestError], str, str], ...]] = (
-    (httpx.ConnectTimeout, "timeout", "could not connect to {host} within {timeout:g} s"),
-    (httpx.ReadTimeout, "timeout", "no bytes arrived from {host} for {timeout:g} s"),
-    (httpx.WriteTimeout, "timeout", "could not send the request to {host} within {timeout:g} s"),
-    (httpx.PoolTimeout, "timeout", "no connection to {host} was free within {timeout:g} s"),
-    (httpx.ConnectError, "reset", "could not connect to {host}: {detail}"),
+# (exception class, message template); the first match wins, so subclasses come
+# before their bases. An httpx.TimeoutException ends the capture as ``timeout``,
+# every other failure as ``reset``: the reason is the class's, not the row's.
+_TIMEOUT_MESSAGES: Final[tuple[tuple[type[httpx.TimeoutException], str], ...]] = (
+    (httpx.ConnectTimeout, "could not connect to {host} within {timeout:g} s"),
+    (httpx.ReadTimeout, "no bytes arrived from {host} for {timeout:g} s"),
+    (httpx.WriteTimeout, "could not send the request to {host} within {timeout:g} s"),
+    (httpx.PoolTimeout, "no connection to {host} was free within {timeout:g} s"),
+)
+_RESET_MESSAGES: Final[tuple[tuple[type[httpx.RequestError], str], ...]] = (
+    (httpx.ConnectError, "could not connect to {host}: {detail}"),
     # Once the response has begun, the host is already in the capture's header:
     # leaving it out keeps the event the same when the capture is replayed.
-    (httpx.RemoteProtocolError, "reset", "the server broke off the response: {detail}"),
-    (httpx.ReadError, "reset", "the connection broke while reading: {detail}"),
-    (httpx.WriteError, "reset", "the connection to {host} broke while sending: {detail}"),
-    (httpx.ProxyError, "reset", "the proxy refused the connection to {host}: {detail}"),
-    (httpx.TransportError, "reset", "transport error talking to {host}: {detail}"),
-    (httpx.DecodingError, "reset", "the body could not be decoded: {detail}"),
-    (httpx.RequestError, "reset", "the request to {host} failed: {detail}"),
+    (httpx.RemoteProtocolError, "the server broke off the response: {detail}"),
+    (httpx.ReadError, "the connection broke while reading: {detail}"),
+    (httpx.WriteError, "the connection to {host} broke while sending: {detail}"),
+    (httpx.ProxyError, "the proxy refused the connection to {host}: {detail}"),
+    (httpx.TransportError, "transport error talking to {host}: {detail}"),
+    (httpx.DecodingError, "the body could not be decoded: {detail}"),
+    (httpx.RequestError, "the request to {host} failed: {detail}"),
 )
+
+#: (exception class, end reason, message template), the timeouts first.
+TRANSPORT_FAILURES: Final[tuple[tuple[type[httpx.RequestError], str, str], ...]] = tuple(
+    (kind, "timeout", template) for kind, template in _TIMEOUT_MESSAGES
+) + tuple((kind, "reset", template) for kind, template in _RESET_MESSAGES)
 
 _ERRNO_PREFIX = re.compile(r"^\[Errno -?\d+\]\s*")
 

@@ -12,10 +12,9 @@ and ``Date`` reach the app unchanged.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import httpx
 import uvicorn
@@ -23,8 +22,8 @@ import uvicorn
 from ..core.trace import TransportEnd
 from ..live.keys import is_loopback_url
 from ..net import uvicorn_settings
+from ..net.server import BackgroundServer
 from ..redact import warm_up
-from ..serve.runner import bind, start_in_thread
 from .app import ProxySettings, create_app
 from .connections import ClientConnections
 from .headers import no_cookie_jar
@@ -32,7 +31,6 @@ from .log import FlowLog
 
 __all__ = ["ProxyServer", "upstream_client"]
 
-_STOP_WAIT: Final = 10.0
 #: Streams still open when the proxy stops get this long to finish.
 _GRACEFUL: Final = 2
 
@@ -69,8 +67,10 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
-class ProxyServer:
+class ProxyServer(BackgroundServer):
     """The recording proxy on one socket; ``url`` is where it listens."""
+
+    thread_name = "inspector-proxy"
 
     def __init__(
         self,
@@ -98,11 +98,7 @@ class ProxyServer:
         self.connections = ClientConnections()
         self.client = upstream_client(settings)
         self.app = create_app(log, self.client, settings, self.connections)
-        self.socket = bind(settings.listen_host, port)
-        bound_host, bound_port = self.socket.getsockname()[:2]
-        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-        self.url = f"http://{shown}:{bound_port}"
-        self.port: int = bound_port
+        self._listen(settings.listen_host, port)
         config = uvicorn.Config(
             self.app,
             log_level="critical" if terminal_owned else "warning",
@@ -115,7 +111,6 @@ class ProxyServer:
         #: Set once the proxy stops taking requests.
         self.stopped = False
         settings.stopping = lambda: self.stopped or self.server.should_exit
-        self._thread: threading.Thread | None = None
 
     @property
     def directory(self) -> Path | None:
@@ -139,28 +134,8 @@ class ProxyServer:
             if flow.live:
                 flow.finish(TransportEnd("cancelled", flow.now(), "the proxy stopped"))
 
-    def shutdown(self) -> None:
-        """Ask :meth:`serve` to return (streams still open get a moment to finish)."""
-        self.server.should_exit = True
-
-    def start(self) -> ProxyServer:
-        """Serve in a background thread with its own event loop; returns once listening."""
+    def _serve(self) -> None:
+        """The background thread serves on an event loop of its own."""
         import asyncio
 
-        self._thread = start_in_thread(
-            self.server, lambda: asyncio.run(self.serve()), "inspector-proxy"
-        )
-        return self
-
-    def stop(self) -> None:
-        """Stop the background server and wait for it."""
-        self.shutdown()
-        if self._thread is not None:
-            self._thread.join(_STOP_WAIT)
-        self.socket.close()
-
-    def __enter__(self) -> ProxyServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        asyncio.run(self.serve())

@@ -23,7 +23,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Required, TypedDict, Unpack
 
 from .framings import frame_ends, iter_frame_spans
 
@@ -413,14 +413,17 @@ def iter_plan(
     yield Close(ending or recorded_close)
 
 
+class _Playing(TypedDict, total=False):
+    """:func:`iter_plan`'s keyword arguments, for :func:`plan` to hand on."""
+
+    speed: Required[float]
+    ping: Required[bytes | None]
+    recorded_close: str
+    framing: str
+
+
 def plan(
-    chunks: list[tuple[float, bytes]],
-    faults: Faults,
-    *,
-    speed: float,
-    ping: bytes | None,
-    recorded_close: str = "cut",
-    framing: str = "sse",
+    chunks: list[tuple[float, bytes]], faults: Faults, **playing: Unpack[_Playing]
 ) -> list[Step]:
     """The steps that play ``chunks`` with ``faults``; see the module docstring.
 
@@ -431,13 +434,4 @@ def plan(
     ``ping`` None: the framing has no keep-alive, a stall is silent. The
     server plays the same steps lazily (:func:`iter_plan`).
     """
-    return list(
-        iter_plan(
-            chunks,
-            faults,
-            speed=speed,
-            ping=ping,
-            recorded_close=recorded_close,
-            framing=framing,
-        )
-    )
+    return list(iter_plan(chunks, faults, **playing))

@@ -246,6 +246,12 @@ class _OneTextAdapter(Adapter):
 
     family: ClassVar[Family]
 
+    def __init_subclass__(cls, *, family: Family, **kwargs: Any) -> None:
+        """``class X(_OneTextAdapter, family=F)``: the adapter of family ``F``, named as it is."""
+        super().__init_subclass__(**kwargs)
+        cls.family = family
+        cls.provider = family.name
+
     def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
         """As Converse's: the code a Bedrock error names in its header sets the category."""
         return bedrock_http_error(status, body, error_type)
@@ -317,32 +323,20 @@ class _OneTextAdapter(Adapter):
         return out
 
 
-class BedrockLlamaAdapter(_OneTextAdapter):
+class BedrockLlamaAdapter(_OneTextAdapter, family=LLAMA):
     """Meta Llama on Bedrock invoke (``generation`` / ``stop_reason``)."""
 
-    provider = "bedrock-llama"
-    family = LLAMA
 
-
-class BedrockTitanAdapter(_OneTextAdapter):
+class BedrockTitanAdapter(_OneTextAdapter, family=TITAN):
     """Amazon Titan Text on Bedrock invoke (``outputText`` / ``completionReason``)."""
 
-    provider = "bedrock-titan"
-    family = TITAN
 
-
-class BedrockCohereAdapter(_OneTextAdapter):
+class BedrockCohereAdapter(_OneTextAdapter, family=COHERE):
     """Cohere Command (and Command R) on Bedrock invoke (``text`` / ``is_finished``)."""
 
-    provider = "bedrock-cohere"
-    family = COHERE
 
-
-class BedrockMistralAdapter(_OneTextAdapter):
+class BedrockMistralAdapter(_OneTextAdapter, family=MISTRAL):
     """Mistral text completion on Bedrock invoke (``outputs[0].text`` / ``stop_reason``)."""
-
-    provider = "bedrock-mistral"
-    family = MISTRAL
 
 
 #: What Nova's objects may hold besides their one Converse event.

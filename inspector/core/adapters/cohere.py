@@ -216,10 +216,11 @@ class CohereAdapter(Adapter):
         kind: str,
         provider_type: str,
         out: list[Action],
-        name: str | None = None,
-        call_id: str | None = None,
+        **named: str | None,
     ) -> int:
-        index = self._open_block(kind, provider_type, out, name=name, call_id=call_id)
+        """:meth:`_open_block` (``named``: its ``name``, ``call_id``), the block kept
+        under the event's ``space`` and provider index."""
+        index = self._open_block(kind, provider_type, out, **named)
         self.blocks[(space, _provider_index(data))] = (index, kind)
         return index
 
