@@ -28,9 +28,9 @@ from textual.binding import Binding, BindingType
 
 from ..core.trace import Trace
 from ..feeds import Feed
+from ..viewmodel.throttle import RepaintThrottle
 from .screens.main import MainScreen
 from .screens.picker import PickerScreen
-from .throttle import RepaintThrottle
 from .widgets.status import source_label
 
 __all__ = ["InspectorApp"]

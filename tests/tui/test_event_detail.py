@@ -16,13 +16,13 @@ from rich.style import Style
 from rich.text import Text
 
 from inspector.session import load_trace
-from inspector.tui.buffers import BlockInfo
-from inspector.tui.index import TraceIndex
-from inspector.tui.rows import event_row, event_summary
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import EventsList
 from inspector.tui.widgets.blocks import block_text
 from inspector.tui.widgets.events import event_detail
+from inspector.viewmodel.buffers import BlockInfo
+from inspector.viewmodel.index import TraceIndex
+from inspector.viewmodel.rows import event_row, event_summary
 
 from ..conftest import CAPTURES
 from .helpers import REAL, app_for, panes, plain

@@ -35,7 +35,7 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 from ...core.trace import Trace
 from ...export import ExportError, ExportOptions, ExportResult, export_capture, export_trace
 from ...library import STREAM_SUFFIXES
-from ..textsafe import one_line, safe_text
+from ...viewmodel.textsafe import one_line, safe_text
 
 __all__ = [
     "ExportDialog",
@@ -111,7 +111,7 @@ def outcome_text(
 
     Every value here may come from the capture (file names, tool names in the
     report, error messages quoting the input), so it is built with
-    :func:`~inspector.tui.textsafe.safe_text`, never parsed as markup.
+    :func:`~inspector.viewmodel.textsafe.safe_text`, never parsed as markup.
     """
     text = Text(end="")
     if result is None:

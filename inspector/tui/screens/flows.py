@@ -16,11 +16,11 @@ in memory). Escape comes back to the list.
 
 The header always says where the proxy listens, its upstream, where it
 records, and how to point an app at it. As mitmproxy's list does, ``/``
-filters (:mod:`~inspector.tui.flowfilter`: words, or ``provider:``,
+filters (:mod:`~inspector.viewmodel.flowfilter`: words, or ``provider:``,
 ``model:``, ``status:4xx``, ``state:``, ``path:``), ``s`` cycles the sort,
 ``delete`` takes a flow off the list (its capture stays), ``r`` replays a
 recorded request against its upstream or ``inspector serve`` with faults
-(:mod:`~inspector.tui.replay`), ``y`` copies it as a curl command, ``x``
+(:mod:`~inspector.viewmodel.replay`), ``y`` copies it as a curl command, ``x``
 exports it (the export dialog), and ``space`` marks two flows that ``D``
 diffs side by side.
 
@@ -32,7 +32,7 @@ only ever changed on the thread that renders it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -45,11 +45,11 @@ from textual.widgets import DataTable, Footer, Input, Static
 from ...core.trace import Trace
 from ...session import ProviderUnknown, load_trace
 from ...terminal import escape_controls, safe_path
+from ...viewmodel.flowfilter import SORTS, FlowFilter, parse_filter, row_of
+from ...viewmodel.rows import STATE_STYLES, size_label
+from ...viewmodel.textsafe import one_line
+from ...viewmodel.throttle import RepaintThrottle
 from ..app import InspectorApp
-from ..flowfilter import SORTS, FlowFilter, parse_filter, row_of
-from ..rows import STATE_STYLES, size_label
-from ..textsafe import one_line
-from ..throttle import RepaintThrottle
 from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
 from .following import follow_on_screen
@@ -372,7 +372,7 @@ class FlowsScreen(Screen[None]):
             self.query_one(DataTable).focus()
 
     def set_filter(self, text: str) -> None:
-        """Show only the flows ``text`` matches (see :mod:`~inspector.tui.flowfilter`)."""
+        """Show only the flows ``text`` matches (see :mod:`~inspector.viewmodel.flowfilter`)."""
         self.filter = parse_filter(text)
         self._lay_out()
         self._show_header()
@@ -570,8 +570,11 @@ class ProxyApp(InspectorApp):
     # Textual resolves the path from the module defining the class: this one is a level down.
     CSS_PATH = "../inspector.tcss"
 
-    def __init__(self, server: ProxyServer, *, upstream: str) -> None:
-        super().__init__(None)
+    def __init__(
+        self, server: ProxyServer, *, upstream: str, keymap: Mapping[str, str] | None = None
+    ) -> None:
+        """``keymap``: checked binding ids → keys (the user's keymap file, as ``open`` reads it)."""
+        super().__init__(None, keymap=keymap)
         self.server = server
         self.upstream = upstream
 

@@ -20,9 +20,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Tab, Tabs
 
+from ...viewmodel.matches import query_pattern
+from ...viewmodel.problems import ViolationInfo
 from ..commands import InspectorCommands
-from ..matches import query_pattern
-from ..problems import ViolationInfo
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList, EventsPane
 from ..widgets.footer import KeysFooter

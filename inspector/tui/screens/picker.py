@@ -32,8 +32,8 @@ from textual.widgets import DataTable, Input, Static
 
 from ...library import iter_stream_files
 from ...session import ProviderUnknown, load_trace
-from ..rows import STATE_STYLES, size_label
-from ..textsafe import one_line
+from ...viewmodel.rows import STATE_STYLES, size_label
+from ...viewmodel.textsafe import one_line
 from ..widgets.footer import KeysFooter
 from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label

@@ -20,10 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 
-from ..cursor import Cursor
-from ..index import BlockInfo, TraceIndex
-from ..rows import STATE_STYLES
-from ..textsafe import one_line, plain_value, quoted, safe_text
+from ...viewmodel.cursor import Cursor
+from ...viewmodel.index import BlockInfo, TraceIndex
+from ...viewmodel.rows import STATE_STYLES
+from ...viewmodel.textsafe import one_line, plain_value, quoted, safe_text
 from .textview import TextView
 
 __all__ = ["TAIL", "WINDOW", "BlockView", "BlocksPane", "block_text"]

@@ -1,6 +1,6 @@
 """A block's content, readable as of any event count.
 
-Used by :class:`~inspector.tui.index.TraceIndex`: each block keeps the
+Used by :class:`~inspector.viewmodel.index.TraceIndex`: each block keeps the
 events that built it and its fragments with cumulative lengths, so the text
 "as of k events" is a prefix found with one bisect — stepping back never
 rebuilds anything.
