@@ -340,3 +340,40 @@ async def test_end_and_home_move_the_selection_to_the_last_and_the_first_flow(
         assert table.cursor_coordinate.row == 2
         await pilot.press("home")
         assert table.cursor_coordinate.row == 0
+
+
+async def test_x_exports_a_flow_as_a_cassette_vcrpy_replays_to_the_golden_events(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    """The flow's capture, anonymized and verified, then written as a cassette beside it."""
+    from textual.widgets import Button, Input, Static
+
+    from inspector.tui.screens.export import ExportDialog
+
+    from ..test_interop_export import golden
+    from ..test_interop_export import replay as replay_cassette
+
+    out = tmp_path / "out"
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await three_flows(app, pilot)
+        await pilot.press("home", "down", "x")  # #2, the anthropic tool call
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        field = dialog.query_one("#export-directory", Input)
+        field.value = str(out)
+        await pilot.click("#export-cassette")
+        dialog.query_one("#export-run", Button).focus()
+        await pilot.press("enter")
+        outcome = dialog.query_one("#export-outcome", Static)
+        await until(pilot, lambda: "Export" in plain(outcome)[:12], "the export's outcome")
+        shown = plain(outcome)
+    (capture,) = (p for p in out.glob("*.jsonl") if not p.name.endswith(".events.jsonl"))
+    assert capture.name.startswith("00002-anthropic-")
+    stem = capture.name.removesuffix(".jsonl")
+    cassette = out / f"{stem}.yaml"
+    assert "✓ Exported 4 files" in shown
+    assert f"cassette  {cassette}" in shown
+    assert "chunking and timing are not kept" in shown
+    assert replay_cassette(cassette, "anthropic") == golden(out / f"{stem}.events.jsonl")
