@@ -14,8 +14,9 @@ The export normalizes the stream twice and scans every output for leaks, so
 it runs in a thread worker and the interface stays responsive; the worker
 only posts :class:`ExportDialog.Finished` and the dialog shows the outcome:
 the files written (the cassette, if asked, written from the exported
-capture as ``inspector export --format vcr`` writes it) and the report's counts per rule (the report never holds a
-removed value), or the error's message — never a traceback.
+capture as ``inspector export --format vcr`` writes it) and the report's
+counts per rule (the report never holds a removed value), or the error's
+message — never a traceback.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ EXPORTS_DIR = "exports"
 
 _HINT = (
     "Writes NAME.jsonl (or NAME.sse), its golden NAME.events.jsonl, NAME.report.json "
-    "and, if asked, test_NAME.py and a VCR cassette NAME.yaml. Secrets, e-mail addresses and the request's prompt "
-    "are always removed and ids pseudonymized; the export is verified (same skeleton, "
-    "no removed secret left) before anything is written."
+    "and, if asked, test_NAME.py and a VCR cassette NAME.yaml. Secrets, e-mail addresses "
+    "and the request's prompt are always removed and ids pseudonymized; the export is "
+    "verified (same skeleton, no removed secret left) before anything is written."
 )
 
 
