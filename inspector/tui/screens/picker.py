@@ -32,6 +32,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ...library import iter_stream_files
 from ...session import ProviderUnknown, load_trace
+from ...viewmodel.index import block_key
 from ...viewmodel.rows import STATE_STYLES, size_label
 from ...viewmodel.textsafe import one_line
 from ..widgets.footer import KeysFooter
@@ -92,7 +93,7 @@ def _first_text(trace: object) -> str:
         delta = event.get("delta") or {}
         if delta.get("kind") != "text":
             continue
-        index = (event.get("block") or {}).get("index")
+        index = block_key(event.get("block") or {})  # choice 1's block 0 is not choice 0's
         if block is None:
             block = index
         elif index != block:
