@@ -169,7 +169,7 @@ def scopes() -> list[Scope]:
     from .screens.replay import ReplayDialog
     from .widgets.blocks import BlocksPane
     from .widgets.lines import LineList
-    from .widgets.search import SearchBar
+    from .widgets.search import GotoBar, SearchBar
 
     # A focused widget's keys come before its screen's, so each widget is checked
     # with its screen; two widgets are never focused at once.
@@ -179,6 +179,7 @@ def scopes() -> list[Scope]:
             "main screen, the Blocks pane focused", _bindings(InspectorApp, MainScreen, BlocksPane)
         ),
         Scope("main screen, the search bar open", _bindings(InspectorApp, MainScreen, SearchBar)),
+        Scope("main screen, the go-to bar open", _bindings(InspectorApp, MainScreen, GotoBar)),
         Scope("the picker", _bindings(InspectorApp, PickerScreen)),
         Scope("the proxy's flow list", _bindings(InspectorApp, FlowsScreen)),
         Scope("the diff screen", _bindings(InspectorApp, DiffScreen, LineList)),

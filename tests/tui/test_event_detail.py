@@ -181,7 +181,7 @@ async def test_under_100_columns_the_event_in_full_waits_for_m() -> None:
     # Two panes share 24 rows: the list keeps them; m (maximize) shows the event in full.
     app = app_for(OVERLOADED)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("end", "tab")
+        await pilot.press("end", "tab", "tab")  # Frames, Blocks, Events
         screen = app.screen
         assert screen.query_one(EventsList).has_focus
         scroll = screen.query_one("#event-detail-scroll")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
@@ -20,7 +22,7 @@ from inspector.capture import load_recording
 from inspector.proxy import FlowLog, ProxyServer, ProxySettings
 from inspector.serve import ReplayServer
 from inspector.session import load_trace
-from inspector.tui.screens.flows import FlowsScreen, ProxyApp
+from inspector.tui.screens.flows import COLUMNS, FlowsScreen, ProxyApp
 from inspector.tui.screens.main import MainScreen
 
 from ..conftest import ROOT
@@ -377,3 +379,43 @@ async def test_x_exports_a_flow_as_a_cassette_vcrpy_replays_to_the_golden_events
     assert f"cassette  {cassette}" in shown
     assert "chunking and timing are not kept" in shown
     assert replay_cassette(cassette, "anthropic") == golden(out / f"{stem}.events.jsonl")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 30), (200, 50)])
+async def test_every_column_fits_the_terminal_and_a_cut_cell_ends_in_an_ellipsis(
+    replay: ReplayServer, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from inspector.tui.screens.flows import column_widths
+
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        screen = await three_flows(app, pilot)
+        widths = column_widths(size[0])
+        table: DataTable[object] = screen.query_one(DataTable)
+        assert table.virtual_size.width <= size[0], "nothing off the right edge"
+        for row in range(table.row_count):
+            flow = screen.flows[screen.shown[row]]
+            full = {"path": flow.path, "model": flow.model or "—"}
+            cells = dict(zip([k for k, _, _ in COLUMNS], table.get_row_at(row), strict=True))
+            for key, text in full.items():
+                shown = cells[key].plain
+                assert len(shown) <= widths[key]
+                if len(text) > widths[key]:
+                    assert shown.endswith("…") and text.startswith(shown[:-1]), (key, shown)
+                else:
+                    assert shown == text, (key, shown)
+
+
+@given(st.integers(0, 400), st.integers(0, 40))
+def test_the_flexible_columns_share_the_width_within_their_bounds(width: int, more: int) -> None:
+    from inspector.tui.screens.flows import FLEXIBLE, column_widths
+
+    widths, wider = column_widths(width), column_widths(width + more)
+    used = sum(widths.values()) + 2 * len(COLUMNS) + 2
+    least = all(widths[key] == low for key, low, _, _ in FLEXIBLE)
+    assert used <= width or least, "over the width only at the least widths"
+    for key, low, high, _ in FLEXIBLE:
+        assert low <= widths[key] <= high
+        assert widths[key] <= wider[key], "a wider screen never narrows a column"
+    if all(widths[key] < high for key, _, high, _ in FLEXIBLE) and not least:
+        assert used == width, "the width is used up while a column can grow"

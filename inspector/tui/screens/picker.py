@@ -318,12 +318,18 @@ class PickerScreen(Screen[None]):
         if entry.detail:
             state.append(" · ", "dim")
             state.append_text(one_line(entry.detail, 40))
-        # Cut with an ellipsis to the column: the table itself crops without one.
-        state.truncate(self._widths.get("state", 34), overflow="ellipsis")
+        cells = {
+            "provider": one_line(entry.provider, 20),
+            "scenario": one_line(entry.scenario, 60),
+            "state": state,
+        }
+        for key, cell in cells.items():
+            # Cut with an ellipsis to the column: the table itself crops without one.
+            width = self._widths.get(key)
+            if width is not None and cell.cell_len > width:
+                cell.truncate(width, overflow="ellipsis")
         self.query_one(DataTable).add_row(
-            one_line(entry.provider, 20),
-            one_line(entry.scenario, 60),
-            state,
+            *cells.values(),
             Text(str(entry.frames), justify="right"),
             Text(size_label(entry.size), justify="right"),
             key=str(entry.path),
