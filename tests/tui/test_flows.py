@@ -393,6 +393,8 @@ async def test_every_column_fits_the_terminal_and_a_cut_cell_ends_in_an_ellipsis
         widths = column_widths(size[0])
         table: DataTable[object] = screen.query_one(DataTable)
         assert table.virtual_size.width <= size[0], "nothing off the right edge"
+        for column in table.columns.values():
+            assert column.label.cell_len <= column.width, column.label
         for row in range(table.row_count):
             flow = screen.flows[screen.shown[row]]
             full = {"path": flow.path, "model": flow.model or "—"}

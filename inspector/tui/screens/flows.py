@@ -291,10 +291,15 @@ class FlowsScreen(Screen[None]):
         if widths == self._widths:
             return
         self._widths = widths
+        titles = {key: title for key, title, _ in COLUMNS}
         for key, column in table.columns.items():
             if key.value in widths and column.width != widths[key.value]:
                 column.width = widths[key.value]
                 column.auto_width = False
+                # "terminal state" in 10 cells reads "terminal s": the short word instead.
+                title = titles[key.value]
+                short = title.rpartition(" ")[2]
+                column.label = Text(title if len(title) <= column.width else short)
         for shown in self.shown:  # cut again, each with its ellipsis
             for column_key, value in self._cells(shown).items():
                 table.update_cell(shown, column_key, value)
