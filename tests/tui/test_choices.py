@@ -102,3 +102,35 @@ def test_a_block_key_is_one_int_per_choice_and_index(choice: int, index: int) ->
 )
 def test_a_choice_that_is_no_number_in_range_names_no_block(choice: object) -> None:
     assert block_key({"index": 0, "choice": choice}) is None
+
+
+@given(st.integers(1, 127), st.text(min_size=1, max_size=20))
+def test_a_chat_chunk_of_another_choice_than_0_names_its_choice(choice: int, text: str) -> None:
+    from inspector.viewmodel.previews import chat_preview
+
+    def shown(index: int) -> str:
+        chunk = {"choices": [{"index": index, "delta": {"content": text}}]}
+        preview = chat_preview("message", chunk)
+        assert preview is not None
+        return preview.text.plain
+
+    assert shown(choice).startswith(f"choice {choice}") and not shown(0).startswith("choice")
+    assert shown(choice) != shown(0)
+
+
+def test_a_gemini_chunk_of_two_candidates_shows_each_with_its_index() -> None:
+    from inspector.viewmodel.previews import gemini_preview
+
+    chunk = {
+        "candidates": [
+            {"index": 0, "content": {"parts": [{"text": "Paris"}]}},
+            {"index": 1, "content": {"parts": [{"text": "Lyon"}]}, "finishReason": "STOP"},
+        ]
+    }
+    preview = gemini_preview("chunk", chunk)
+    assert preview is not None
+    shown = preview.text.plain
+    assert shown.index("candidate 0") < shown.index("Paris") < shown.index("candidate 1")
+    assert shown.index("candidate 1") < shown.index("Lyon") < shown.index("finish STOP")
+    one = gemini_preview("chunk", {"candidates": [{"content": {"parts": [{"text": "Paris"}]}}]})
+    assert one is not None and "candidate" not in one.text.plain
