@@ -162,7 +162,7 @@ def scopes() -> list[Scope]:
     from .screens.details import DetailsScreen
     from .screens.diff import DiffScreen
     from .screens.export import ExportDialog
-    from .screens.flows import FlowsScreen
+    from .screens.flows import FilterBar, FlowsScreen
     from .screens.help import HelpScreen
     from .screens.main import MainScreen
     from .screens.picker import PickerScreen
@@ -182,6 +182,10 @@ def scopes() -> list[Scope]:
         Scope("main screen, the go-to bar open", _bindings(InspectorApp, MainScreen, GotoBar)),
         Scope("the picker", _bindings(InspectorApp, PickerScreen)),
         Scope("the proxy's flow list", _bindings(InspectorApp, FlowsScreen)),
+        Scope(
+            "the proxy's flow list, the filter open",
+            _bindings(InspectorApp, FlowsScreen, FilterBar),
+        ),
         Scope("the diff screen", _bindings(InspectorApp, DiffScreen, LineList)),
         Scope("the help", _bindings(InspectorApp, HelpScreen)),
         Scope("the details screen", _bindings(InspectorApp, DetailsScreen)),

@@ -421,3 +421,21 @@ def test_the_flexible_columns_share_the_width_within_their_bounds(width: int, mo
         assert widths[key] <= wider[key], "a wider screen never narrows a column"
     if all(widths[key] < high for key, _, high, _ in FLEXIBLE) and not least:
         assert used == width, "the width is used up while a column can grow"
+
+
+async def test_while_the_filter_is_open_the_footer_lists_the_filters_keys(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    from .test_keys import footer_keys
+
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.server.server.started, "the proxy listens")
+        await pilot.pause()
+        assert "/" in footer_keys(app)
+        await pilot.press("slash")
+        assert footer_keys(app) == ["⏎", "esc", "^p"]
+        await pilot.press(*"tool", "enter")
+        assert "/" in footer_keys(app) and "filter tool" in header(app.screen)  # type: ignore[arg-type]
+        await pilot.press("slash", "escape")
+        assert "/" in footer_keys(app)

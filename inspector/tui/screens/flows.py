@@ -40,7 +40,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.events import Mount
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ...core.trace import Trace
 from ...session import ProviderUnknown, load_trace
@@ -50,6 +50,7 @@ from ...viewmodel.rows import STATE_STYLES, size_label
 from ...viewmodel.textsafe import one_line
 from ...viewmodel.throttle import RepaintThrottle
 from ..app import InspectorApp
+from ..widgets.footer import KeysFooter
 from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
 from .following import follow_on_screen
@@ -185,6 +186,18 @@ def flow_cells(
     return cells
 
 
+class FilterBar(Input):
+    """The flow list's filter prompt; while it has the focus the footer lists its keys."""
+
+    # (fmt: skip: one binding per two lines, as every BINDINGS list of the TUI.)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Keep the filter", id="flows.bar_keep",
+                tooltip="Keep the filter and go back to the list"),
+        Binding("escape", "screen.clear_filter", "Leave", id="flows.bar_leave",
+                tooltip="Back to the list (an empty filter closes the bar)"),
+    ]  # fmt: skip
+
+
 class FlowFeed:
     """A :class:`~inspector.feeds.Feed` over one live flow (the flow drops its trace at the end)."""
 
@@ -258,10 +271,10 @@ class FlowsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Header (where, upstream, folder, recipe), filter bar, the table, footer."""
         yield Static(id="flows-header")
-        yield Input(placeholder="filter: words, or provider: model: status:4xx state: path:",
-                    id="flows-filter", compact=True)  # fmt: skip
+        yield FilterBar(placeholder="filter: words, or provider: model: status:4xx state: path:",
+                        id="flows-filter", compact=True)  # fmt: skip
         yield RowTable(id="flows")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Columns, what is already in the log, and watching it."""
