@@ -38,7 +38,7 @@ from textual.pilot import Pilot
 from inspector.session import load_trace
 from inspector.terminal import safe_path
 from inspector.tui import InspectorApp
-from inspector.tui.index import TraceIndex
+from inspector.viewmodel.index import TraceIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "captures"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -16,3 +17,20 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_sessionfinish(session: object, exitstatus: object) -> None:
+    """Collect once, then freeze what is left, before an xdist worker says it has finished.
+
+    After ``workerfinished`` the controller tears the worker's gateway down,
+    and execnet gives the worker 5 s to end before it sends it a SIGINT
+    (``execnet.gateway_base.WorkerGateway._terminate_execution``). Until then
+    pytest's unraisable-exception cleanup runs five full collections over
+    everything the run kept; on a loaded machine that takes longer, and the
+    SIGINT lands in hypothesis's GC callback as a ``KeyboardInterrupt`` that
+    pytest reports as a ``PytestUnraisableExceptionWarning``. Collected here
+    (this hook runs before xdist's own, which sends ``workerfinished``), and
+    frozen, those last collections have almost nothing left to walk.
+    """
+    gc.collect()
+    gc.freeze()

@@ -272,7 +272,7 @@ def test_an_error_status_answering_a_stream_request_is_imported_and_classified(
 
 
 def test_the_tui_shows_an_imported_capture_untimed() -> None:
-    from inspector.tui.index import TraceIndex
+    from inspector.viewmodel.index import TraceIndex
 
     assert TraceIndex(load_trace(ANTHROPIC)).timed is False
     assert TraceIndex(load_trace(ROOT / "captures" / "anthropic" / "text-simple.jsonl")).timed

@@ -136,6 +136,12 @@ def run(args: argparse.Namespace) -> int:
     if args.upstream is not None and (problem := _check_upstream(args.upstream)):
         error(problem)
         return EXIT_USAGE
+    # The TUI's keys, checked before anything is created: a bad keymap file exits 2 as `open` does.
+    from .open import parse_keymap
+
+    keymap = None if args.headless else parse_keymap([])
+    if keymap is None and not args.headless:
+        return EXIT_USAGE
     directory = Path(args.output)
     if problem := _prepare_directory(directory):
         error(problem)
@@ -174,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         from ..tui.screens.flows import ProxyApp  # Textual loads only for the TUI
 
-        ProxyApp(server, upstream=upstream).run()
+        ProxyApp(server, upstream=upstream, keymap=keymap).run()
         _say(f"{log.count} exchanges; captures in {safe_path(directory)}")
         return EXIT_OK
     print(f"proxying {server.url} -> {upstream}; recording to {safe_path(directory)}", flush=True)

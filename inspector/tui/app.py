@@ -28,9 +28,10 @@ from textual.binding import Binding, BindingType
 
 from ..core.trace import Trace
 from ..feeds import Feed
+from ..viewmodel.palette import DARK_ANSI
+from ..viewmodel.throttle import RepaintThrottle
 from .screens.main import MainScreen
 from .screens.picker import PickerScreen
-from .throttle import RepaintThrottle
 from .widgets.status import source_label
 
 __all__ = ["InspectorApp"]
@@ -64,6 +65,8 @@ class InspectorApp(App[int]):
         repaint_rate: float = 30.0,
     ) -> None:
         super().__init__()
+        # Textual's dark ANSI theme draws magenta (reasoning, signatures) as its red.
+        self.ansi_theme_dark = DARK_ANSI
         self.source = source
         self.captures = captures
         self.position = position

@@ -8,9 +8,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .cursor import Breakpoint, Cursor, Player
-from .index import TraceIndex
-from .matches import Matches
+from ..viewmodel.cursor import Breakpoint, Cursor, Player
+from ..viewmodel.index import TraceIndex
+from ..viewmodel.matches import Matches
 
 __all__ = ["Command", "InspectorCommands", "PaletteScreen", "commands_for"]
 

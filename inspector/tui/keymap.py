@@ -162,14 +162,14 @@ def scopes() -> list[Scope]:
     from .screens.details import DetailsScreen
     from .screens.diff import DiffScreen
     from .screens.export import ExportDialog
-    from .screens.flows import FlowsScreen
+    from .screens.flows import FilterBar, FlowsScreen
     from .screens.help import HelpScreen
     from .screens.main import MainScreen
     from .screens.picker import PickerScreen
     from .screens.replay import ReplayDialog
     from .widgets.blocks import BlocksPane
     from .widgets.lines import LineList
-    from .widgets.search import SearchBar
+    from .widgets.search import GotoBar, SearchBar
 
     # A focused widget's keys come before its screen's, so each widget is checked
     # with its screen; two widgets are never focused at once.
@@ -179,8 +179,13 @@ def scopes() -> list[Scope]:
             "main screen, the Blocks pane focused", _bindings(InspectorApp, MainScreen, BlocksPane)
         ),
         Scope("main screen, the search bar open", _bindings(InspectorApp, MainScreen, SearchBar)),
+        Scope("main screen, the go-to bar open", _bindings(InspectorApp, MainScreen, GotoBar)),
         Scope("the picker", _bindings(InspectorApp, PickerScreen)),
         Scope("the proxy's flow list", _bindings(InspectorApp, FlowsScreen)),
+        Scope(
+            "the proxy's flow list, the filter open",
+            _bindings(InspectorApp, FlowsScreen, FilterBar),
+        ),
         Scope("the diff screen", _bindings(InspectorApp, DiffScreen, LineList)),
         Scope("the help", _bindings(InspectorApp, HelpScreen)),
         Scope("the details screen", _bindings(InspectorApp, DetailsScreen)),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.tui.cursor import SPEEDS, Cursor, Player
-from inspector.tui.index import TraceIndex
+from inspector.viewmodel.cursor import SPEEDS, Cursor, Player
+from inspector.viewmodel.index import TraceIndex
 
 from .scripted import scripted_trace
 

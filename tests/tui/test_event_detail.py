@@ -16,13 +16,13 @@ from rich.style import Style
 from rich.text import Text
 
 from inspector.session import load_trace
-from inspector.tui.buffers import BlockInfo
-from inspector.tui.index import TraceIndex
-from inspector.tui.rows import event_row, event_summary
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import EventsList
 from inspector.tui.widgets.blocks import block_text
 from inspector.tui.widgets.events import event_detail
+from inspector.viewmodel.buffers import BlockInfo
+from inspector.viewmodel.index import TraceIndex
+from inspector.viewmodel.rows import event_row, event_summary
 
 from ..conftest import CAPTURES
 from .helpers import REAL, app_for, panes, plain
@@ -181,7 +181,7 @@ async def test_under_100_columns_the_event_in_full_waits_for_m() -> None:
     # Two panes share 24 rows: the list keeps them; m (maximize) shows the event in full.
     app = app_for(OVERLOADED)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("end", "tab")
+        await pilot.press("end", "tab", "tab")  # Frames, Blocks, Events
         screen = app.screen
         assert screen.query_one(EventsList).has_focus
         scroll = screen.query_one("#event-detail-scroll")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
@@ -20,7 +22,7 @@ from inspector.capture import load_recording
 from inspector.proxy import FlowLog, ProxyServer, ProxySettings
 from inspector.serve import ReplayServer
 from inspector.session import load_trace
-from inspector.tui.screens.flows import FlowsScreen, ProxyApp
+from inspector.tui.screens.flows import COLUMNS, FlowsScreen, ProxyApp
 from inspector.tui.screens.main import MainScreen
 
 from ..conftest import ROOT
@@ -340,3 +342,100 @@ async def test_end_and_home_move_the_selection_to_the_last_and_the_first_flow(
         assert table.cursor_coordinate.row == 2
         await pilot.press("home")
         assert table.cursor_coordinate.row == 0
+
+
+async def test_x_exports_a_flow_as_a_cassette_vcrpy_replays_to_the_golden_events(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    """The flow's capture, anonymized and verified, then written as a cassette beside it."""
+    from textual.widgets import Button, Input, Static
+
+    from inspector.tui.screens.export import ExportDialog
+
+    from ..test_interop_export import golden
+    from ..test_interop_export import replay as replay_cassette
+
+    out = tmp_path / "out"
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await three_flows(app, pilot)
+        await pilot.press("home", "down", "x")  # #2, the anthropic tool call
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        field = dialog.query_one("#export-directory", Input)
+        field.value = str(out)
+        await pilot.click("#export-cassette")
+        dialog.query_one("#export-run", Button).focus()
+        await pilot.press("enter")
+        outcome = dialog.query_one("#export-outcome", Static)
+        await until(pilot, lambda: "Export" in plain(outcome)[:12], "the export's outcome")
+        shown = plain(outcome)
+    (capture,) = (p for p in out.glob("*.jsonl") if not p.name.endswith(".events.jsonl"))
+    assert capture.name.startswith("00002-anthropic-")
+    stem = capture.name.removesuffix(".jsonl")
+    cassette = out / f"{stem}.yaml"
+    assert "✓ Exported 4 files" in shown
+    assert f"cassette  {cassette}" in shown
+    assert "chunking and timing are not kept" in shown
+    assert replay_cassette(cassette, "anthropic") == golden(out / f"{stem}.events.jsonl")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 30), (200, 50)])
+async def test_every_column_fits_the_terminal_and_a_cut_cell_ends_in_an_ellipsis(
+    replay: ReplayServer, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from inspector.tui.screens.flows import column_widths
+
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        screen = await three_flows(app, pilot)
+        widths = column_widths(size[0])
+        table: DataTable[object] = screen.query_one(DataTable)
+        assert table.virtual_size.width <= size[0], "nothing off the right edge"
+        for column in table.columns.values():
+            assert column.label.cell_len <= column.width, column.label
+        for row in range(table.row_count):
+            flow = screen.flows[screen.shown[row]]
+            full = {"path": flow.path, "model": flow.model or "—"}
+            cells = dict(zip([k for k, _, _ in COLUMNS], table.get_row_at(row), strict=True))
+            for key, text in full.items():
+                shown = cells[key].plain
+                assert len(shown) <= widths[key]
+                if len(text) > widths[key]:
+                    assert shown.endswith("…") and text.startswith(shown[:-1]), (key, shown)
+                else:
+                    assert shown == text, (key, shown)
+
+
+@given(st.integers(0, 400), st.integers(0, 40))
+def test_the_flexible_columns_share_the_width_within_their_bounds(width: int, more: int) -> None:
+    from inspector.tui.screens.flows import FLEXIBLE, column_widths
+
+    widths, wider = column_widths(width), column_widths(width + more)
+    used = sum(widths.values()) + 2 * len(COLUMNS) + 2
+    least = all(widths[key] == low for key, low, _, _ in FLEXIBLE)
+    assert used <= width or least, "over the width only at the least widths"
+    for key, low, high, _ in FLEXIBLE:
+        assert low <= widths[key] <= high
+        assert widths[key] <= wider[key], "a wider screen never narrows a column"
+    if all(widths[key] < high for key, _, high, _ in FLEXIBLE) and not least:
+        assert used == width, "the width is used up while a column can grow"
+
+
+async def test_while_the_filter_is_open_the_footer_lists_the_filters_keys(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    from .test_keys import footer_keys
+
+    app = proxy_app(replay.url, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.server.server.started, "the proxy listens")
+        await pilot.pause()
+        assert "/" in footer_keys(app)
+        await pilot.press("slash")
+        assert footer_keys(app) == ["⏎", "esc", "^p"]
+        await pilot.press(*"tool", "enter")
+        assert "/" in footer_keys(app) and "filter tool" in header(app.screen)  # type: ignore[arg-type]
+        await pilot.press("slash", "escape")
+        assert "/" in footer_keys(app)

@@ -12,11 +12,11 @@ import pytest
 from rich.text import Text
 
 from inspector.session import load_trace
-from inspector.tui.index import TraceIndex
-from inspector.tui.rows import frame_row
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import FramesList
 from inspector.tui.widgets.frames import frame_problems
+from inspector.viewmodel.index import TraceIndex
+from inspector.viewmodel.rows import frame_row
 
 from ..conftest import CAPTURES
 from .helpers import VIOLATION, app_for, panes

@@ -1,4 +1,5 @@
-"""No import circles inside the TUI, lazy imports (in functions, under TYPE_CHECKING) included."""
+"""No import circles inside the TUI and its view model, lazy imports (in functions, under
+TYPE_CHECKING) included; the view model imports no Textual."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import inspector
 
 PACKAGE = Path(inspector.__file__).parent
 TUI = PACKAGE / "tui"
+VIEWMODEL = PACKAGE / "viewmodel"
 
 
 def module_name(path: Path) -> str:
@@ -39,7 +41,8 @@ def imports_of(path: Path) -> set[str]:
 
 
 def graph() -> dict[str, set[str]]:
-    modules = {module_name(p): p for p in TUI.rglob("*.py")}
+    paths = [*TUI.rglob("*.py"), *VIEWMODEL.rglob("*.py")]
+    modules = {module_name(p): p for p in paths}
     return {name: imports_of(path) & set(modules) - {name} for name, path in modules.items()}
 
 
@@ -83,6 +86,29 @@ def test_the_tui_modules_import_each_other_without_a_circle() -> None:
     # A package's __init__ re-exports its modules: importing the package is not a cycle
     # of the modules under it.
     for name in list(edges):
-        if name.endswith(("tui", "screens", "widgets")):
+        if name.endswith(("tui", "screens", "widgets", "viewmodel")):
             edges[name] = set()
     assert cycles(edges) == []
+
+
+def test_the_view_model_imports_no_textual_anywhere_in_it() -> None:
+    textual = {
+        f"{module_name(path)} imports {target}"
+        for path in VIEWMODEL.rglob("*.py")
+        for target in imports_of(path)
+        if target == "textual" or target.startswith("textual.")
+    }
+    assert textual == set()
+
+
+def test_no_module_left_in_the_tui_could_live_in_the_view_model() -> None:
+    """A module of the tui package that needs no Textual belongs in the view model."""
+    needs_textual = {}
+    for path in TUI.glob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        targets = imports_of(path)
+        needs_textual[path.name] = any(
+            t == "textual" or t.startswith(("textual.", "inspector.tui.")) for t in targets
+        )
+    assert [name for name, needs in sorted(needs_textual.items()) if not needs] == []

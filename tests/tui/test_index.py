@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from inspector.core.normalizer import Normalizer, normalize
 from inspector.core.trace import Trace, TransportEnd
 from inspector.session import load_trace
-from inspector.tui import timeline as timeline_module
-from inspector.tui.index import TraceIndex
+from inspector.viewmodel import timeline as timeline_module
+from inspector.viewmodel.index import TraceIndex
 
 from ..conftest import CAPTURES
 from .helpers import REAL
@@ -233,7 +233,7 @@ def test_an_opaque_block_shows_each_json_document_on_its_own_line() -> None:
     from itertools import pairwise
 
     from inspector.session import load_trace
-    from inspector.tui.index import TraceIndex
+    from inspector.viewmodel.index import TraceIndex
 
     from ..conftest import CAPTURES
 

@@ -26,6 +26,7 @@ from inspector.tui.run import app_with_keymap
 
 from ..conftest import ROOT
 from .helpers import TEXT_THEN_TOOL
+from .test_flows import header
 from .test_keys import footer_keys, help_listing
 
 
@@ -167,3 +168,54 @@ async def test_an_unusable_keymap_file_is_said_and_the_default_keys_stay(
             assert footer_keys(app)[0] == "?"
     finally:
         no_user_keymap.unlink()
+
+
+def test_the_proxy_tui_exits_2_on_a_bad_keymap_file_before_it_creates_anything(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    (tmp_path / "keymap.toml").write_text('[flows]\nsort = "r"\n')
+    env = {**os.environ, KEYMAP_FILE_ENV: str(tmp_path / "keymap.toml")}
+    out = tmp_path / "flows"
+    result = run_inspector("proxy", "--port", "0", "-o", str(out), env=env)
+    assert result.returncode == 2
+    assert "key 'r' is bound to both flows.replay and flows.sort" in result.stderr
+    assert not out.exists()
+
+
+def test_the_proxy_tui_runs_with_the_keymap_file(
+    no_user_keymap: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``inspector proxy`` hands the checked keymap file to its app, as ``open`` does."""
+    from inspector.cli import main
+    from inspector.tui.screens.flows import ProxyApp
+
+    seen: list[dict[str, str]] = []
+
+    def run_instead(app: ProxyApp) -> None:
+        seen.append(dict(app._keymap))
+        app.server.shutdown()
+
+    monkeypatch.setattr(ProxyApp, "run", run_instead)
+    no_user_keymap.write_text('[flows]\nsort = "o"\n')
+    try:
+        assert main(["proxy", "--port", "0", "-o", str(tmp_path / "flows")]) == 0
+    finally:
+        no_user_keymap.unlink()
+    assert seen == [{"flows.sort": "o"}]
+
+
+async def test_the_flow_list_footer_shows_the_keys_the_keymap_gives(tmp_path: Path) -> None:
+    from inspector.proxy import FlowLog, ProxyServer, ProxySettings
+    from inspector.tui.screens.flows import ProxyApp
+
+    server = ProxyServer(FlowLog(tmp_path), ProxySettings(upstream="http://127.0.0.1:9"))
+    app = ProxyApp(server, upstream="http://127.0.0.1:9", keymap={"flows.sort": "o"})
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        keys = footer_keys(app)
+        assert "o" in keys and "s" not in keys
+        await pilot.press("o")
+        assert "sorted by duration" in header(app.screen)  # type: ignore[arg-type]
+        await app.action_quit()

@@ -15,7 +15,6 @@ from textual.widgets import Footer
 
 from inspector.tui import InspectorApp
 from inspector.tui.commands import commands_for
-from inspector.tui.problems import ViolationInfo
 from inspector.tui.screens.details import DetailsScreen
 from inspector.tui.screens.export import ExportDialog
 from inspector.tui.screens.help import GENERIC, GROUPS, HelpScreen
@@ -23,6 +22,7 @@ from inspector.tui.screens.main import MainScreen
 from inspector.tui.screens.picker import PickerScreen
 from inspector.tui.widgets import BlocksPane, EventsList, LineList
 from inspector.tui.widgets.search import GotoBar, SearchBar
+from inspector.viewmodel.problems import ViolationInfo
 
 from .helpers import TEXT_THEN_TOOL, VIOLATION, app_for, plain
 

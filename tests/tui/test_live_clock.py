@@ -10,9 +10,9 @@ import pytest
 from inspector.live import LiveFeed, build_request
 from inspector.serve import ReplayServer, load_catalog
 from inspector.tui import InspectorApp
-from inspector.tui.liveclock import QUIET, LiveClock
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import StatusLine
+from inspector.viewmodel.liveclock import QUIET, LiveClock
 
 from ..conftest import ROOT
 from .helpers import plain

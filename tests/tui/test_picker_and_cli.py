@@ -132,6 +132,28 @@ async def test_the_title_counts_what_the_filter_lets_through_and_says_when_nothi
         assert "· 3 streams" in plain(picker.query_one("#picker-title"))
 
 
+async def test_a_scenario_cut_at_80_columns_ends_with_an_ellipsis() -> None:
+    app = InspectorApp(None, captures=ROOT / "captures")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        table = picker.query_one(DataTable)
+        width = picker._widths["scenario"]
+        cut = 0
+        for i in range(table.row_count):
+            key = table.coordinate_to_cell_key((i, 0)).row_key.value
+            whole = picker.entries[str(key)].scenario
+            shown = table.get_row_at(i)[1].plain
+            if len(whole) > width:
+                cut += 1
+                assert shown == whole[: width - 1] + "…"
+            else:
+                assert shown == whole
+        assert cut, "some scenario is longer than the column at 80 columns"
+
+
 async def test_an_outcome_cut_at_80_columns_ends_with_an_ellipsis() -> None:
     app = InspectorApp(None, captures=ROOT / "captures")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -22,12 +22,12 @@ import orjson
 import pytest
 
 from inspector.session import load_trace
-from inspector.tui import rows as rows_module
-from inspector.tui.index import TraceIndex
-from inspector.tui.labels import LABEL_WIDTH, frame_label, short_label
-from inspector.tui.previews import frame_preview
-from inspector.tui.rows import frame_header, frame_row
 from inspector.tui.screens.main import MainScreen
+from inspector.viewmodel import rows as rows_module
+from inspector.viewmodel.index import TraceIndex
+from inspector.viewmodel.labels import LABEL_WIDTH, frame_label, short_label
+from inspector.viewmodel.previews import frame_preview
+from inspector.viewmodel.rows import frame_header, frame_row
 
 from ..conftest import CAPTURES, ROOT
 from .helpers import REAL, app_for

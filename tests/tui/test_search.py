@@ -12,14 +12,14 @@ from textual.widgets import DataTable, Input
 
 from inspector.session import load_trace
 from inspector.tui import InspectorApp
-from inspector.tui.cursor import SearchHit
-from inspector.tui.index import TraceIndex
-from inspector.tui.matches import find_matches
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.screens.picker import PickerScreen
 from inspector.tui.widgets import EventsList, FramesList
 from inspector.tui.widgets.lines import MATCH_STYLE
 from inspector.tui.widgets.search import SearchBar
+from inspector.viewmodel.cursor import SearchHit
+from inspector.viewmodel.index import TraceIndex
+from inspector.viewmodel.matches import find_matches
 
 from .helpers import DATA, TEXT_THEN_TOOL, app_for, panes
 

@@ -72,24 +72,25 @@ async def test_below_100_columns_frames_stays_and_one_other_pane_is_shown_under_
         screen = app.screen
         assert isinstance(screen, MainScreen) and screen.has_class("-narrow")
         tabs = screen.query_one("#pane-tabs", Tabs)
-        assert tabs.display and tabs.active == "tab-events"
-        assert shown_panes(screen) == ["frames", "events"]
-        frames, events = screen.query_one("#frames"), screen.query_one("#events")
-        assert frames.region.width == events.region.width == 80, "stacked, full width"
-        assert frames.region.height >= 8 and events.region.height >= 8
+        # Blocks first: where the README says to watch the arguments arrive.
+        assert tabs.display and tabs.active == "tab-blocks"
+        assert shown_panes(screen) == ["frames", "blocks"]
+        frames, blocks = screen.query_one("#frames"), screen.query_one("#blocks")
+        assert frames.region.width == blocks.region.width == 80, "stacked, full width"
+        assert frames.region.height >= 8 and blocks.region.height >= 8
         assert screen.query_one(FramesList).has_focus
         await pilot.press("tab")
-        assert screen.query_one(EventsList).has_focus and shown_panes(screen) == [
-            "frames", "events",
+        assert screen.query_one(BlocksPane).has_focus and shown_panes(screen) == [
+            "frames", "blocks",
         ]  # fmt: skip
         await pilot.press("tab")
-        assert screen.query_one(BlocksPane).has_focus
-        assert tabs.active == "tab-blocks" and shown_panes(screen) == ["frames", "blocks"]
+        assert screen.query_one(EventsList).has_focus
+        assert tabs.active == "tab-events" and shown_panes(screen) == ["frames", "events"]
         await pilot.press("n")
         assert screen.cursor.position == 1, "the keys still step"
-        await pilot.press("shift+tab", "shift+tab")  # back through Events to Frames
+        await pilot.press("shift+tab", "shift+tab")  # back through Blocks to Frames
         assert screen.query_one(FramesList).has_focus
-        assert shown_panes(screen) == ["frames", "events"], "the last lower pane stays"
+        assert shown_panes(screen) == ["frames", "blocks"], "the last lower pane stays"
         await pilot.click("#pane-tabs", offset=(18, 0))  # the State tab
         await pilot.pause()
         assert tabs.active == "tab-state" and shown_panes(screen) == ["frames", "state"]

@@ -44,7 +44,7 @@ def test_main_screen_in_a_medium_terminal_is_a_grid(snap_compare: SnapCompare) -
 
 def test_main_screen_at_80x24_shows_frames_and_one_pane(snap_compare: SnapCompare) -> None:
     app = app_for(TEXT_THEN_TOOL, position=10)
-    assert snap_compare(app, press=["tab", "tab"], terminal_size=(80, 24), run_before=settled)
+    assert snap_compare(app, press=["tab"], terminal_size=(80, 24), run_before=settled)
 
 
 def test_search_counter_and_highlighted_matches(snap_compare: SnapCompare) -> None:

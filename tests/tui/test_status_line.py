@@ -11,11 +11,11 @@ from inspector.cli.check import summary
 from inspector.core.invariants import check_invariants
 from inspector.session import load_trace
 from inspector.tui import InspectorApp
-from inspector.tui.cursor import Cursor
-from inspector.tui.index import TraceIndex
-from inspector.tui.playback import UNTIMED_RATE, FixedRatePlayer
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets.status import Segment, fit
+from inspector.viewmodel.cursor import Cursor
+from inspector.viewmodel.index import TraceIndex
+from inspector.viewmodel.playback import UNTIMED_RATE, FixedRatePlayer
 
 from ..conftest import ROOT
 from .helpers import TEXT_THEN_TOOL, VIOLATION, app_for, panes

@@ -16,11 +16,11 @@ import pytest
 
 from inspector.core.choices import key_of
 from inspector.session import load_trace
-from inspector.tui.cursor import Cursor
-from inspector.tui.index import TraceIndex
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets import EventsList
 from inspector.tui.widgets.state import state_summary
+from inspector.viewmodel.cursor import Cursor
+from inspector.viewmodel.index import TraceIndex
 
 from ..conftest import CAPTURES
 from .helpers import app_for, panes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from inspector.tui.textsafe import ESCAPE_STYLE, escape_plain, json_text, one_line, safe_text
+from inspector.viewmodel.textsafe import ESCAPE_STYLE, escape_plain, json_text, one_line, safe_text
 
 
 def rendered(text: object) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-from inspector.tui.throttle import RepaintThrottle
+from inspector.viewmodel.throttle import RepaintThrottle
 
 
 class FakeLoop:

@@ -12,8 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..cursor import Breakpoint
-from ..textsafe import quoted
+from ...viewmodel.cursor import Breakpoint
+from ...viewmodel.textsafe import quoted
 
 __all__ = ["BreakpointsScreen", "breakpoint_label"]
 

@@ -22,8 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...core.trace import Trace
-from ..http import error_body_text, headers_text, is_error
-from ..textsafe import json_text, one_line, plain_value
+from ...viewmodel.http import error_body_text, headers_text, is_error
+from ...viewmodel.textsafe import json_text, one_line, plain_value
 from ..widgets.frames import end_summary
 
 __all__ = ["DetailsScreen", "exchange_text"]

@@ -21,8 +21,8 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...stream_diff import StreamDiff, comparable
 from ...stream_diff_report import report_lines
-from ..rows import event_summary
-from ..textsafe import one_line
+from ...viewmodel.rows import event_summary
+from ...viewmodel.textsafe import one_line
 
 __all__ = ["DiffApp", "DiffScreen", "event_cells", "run_diff_app"]
 

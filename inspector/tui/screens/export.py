@@ -1,8 +1,8 @@
 """The export dialog (``x``): the same anonymized export as ``inspector export``.
 
 The dialog asks for what the command's options ask — where to write, the
-base name of the files, ``--text keep|mask``, ``--pytest`` and
-``--keep-request`` — and then exports:
+base name of the files, ``--text keep|mask``, ``--pytest``, ``--keep-request``
+and ``--format vcr`` (a cassette beside the capture) — and then exports:
 
 * a trace read from a file on disk with :func:`~inspector.export.export_capture`
   on that file, exactly as the command would;
@@ -13,8 +13,10 @@ base name of the files, ``--text keep|mask``, ``--pytest`` and
 The export normalizes the stream twice and scans every output for leaks, so
 it runs in a thread worker and the interface stays responsive; the worker
 only posts :class:`ExportDialog.Finished` and the dialog shows the outcome:
-the files written and the report's counts per rule (the report never holds a
-removed value), or the error's message — never a traceback.
+the files written (the cassette, if asked, written from the exported
+capture as ``inspector export --format vcr`` writes it) and the report's
+counts per rule (the report never holds a removed value), or the error's
+message — never a traceback.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 
 from ...core.trace import Trace
 from ...export import ExportError, ExportOptions, ExportResult, export_capture, export_trace
+from ...export.foreign import write_exported
 from ...library import STREAM_SUFFIXES
-from ..textsafe import one_line, safe_text
+from ...viewmodel.textsafe import one_line, safe_text
 
 __all__ = [
     "ExportDialog",
+    "ExportDone",
     "ExportRequest",
     "default_directory",
     "default_name",
@@ -51,9 +55,9 @@ EXPORTS_DIR = "exports"
 
 _HINT = (
     "Writes NAME.jsonl (or NAME.sse), its golden NAME.events.jsonl, NAME.report.json "
-    "and, if asked, test_NAME.py. Secrets, e-mail addresses and the request's prompt "
-    "are always removed and ids pseudonymized; the export is verified (same skeleton, "
-    "no removed secret left) before anything is written."
+    "and, if asked, test_NAME.py and a VCR cassette NAME.yaml. Secrets, e-mail addresses "
+    "and the request's prompt are always removed and ids pseudonymized; the export is "
+    "verified (same skeleton, no removed secret left) before anything is written."
 )
 
 
@@ -92,39 +96,77 @@ class ExportRequest:
 
     directory: Path
     options: ExportOptions
+    #: Also write the exported capture as a vcrpy cassette (``NAME.yaml``).
+    cassette: bool = False
 
 
-def run_export(trace: Trace, file: Path | None, request: ExportRequest) -> ExportResult:
-    """Export ``file`` if there is one, else what ``trace`` recorded.
+@dataclass(frozen=True)
+class ExportDone:
+    """A finished export: its files and report, and the cassette if one was asked for."""
 
-    Raises :class:`~inspector.export.ExportError` and :class:`OSError`.
+    result: ExportResult
+    cassette: Path | None = None
+    #: What the cassette cannot carry (chunk timing, a transport end), said beside it.
+    cassette_notes: tuple[str, ...] = ()
+    #: Why the cassette was not written, though the export itself was.
+    cassette_error: str | None = None
+
+
+def run_export(trace: Trace, file: Path | None, request: ExportRequest) -> ExportDone:
+    """Export ``file`` if there is one, else what ``trace`` recorded; then the cassette.
+
+    The cassette is written from the exported capture — anonymized and
+    verified — never from the original. Raises
+    :class:`~inspector.export.ExportError` and :class:`OSError` for the export.
     """
     if file is not None:
-        return export_capture(file, request.directory, request.options)
-    return export_trace(trace, request.directory, request.options)
+        result = export_capture(file, request.directory, request.options)
+    else:
+        result = export_trace(trace, request.directory, request.options)
+    if not request.cassette:
+        return ExportDone(result)
+    try:
+        target, notes = write_exported(result.files["capture"], "vcr", trace.provider)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return ExportDone(result, cassette_error=f"The cassette was not written: {reason}")
+    return ExportDone(result, target, tuple(notes))
 
 
 def outcome_text(
-    directory: str, result: ExportResult | None = None, error: str | None = None
+    directory: str, done: ExportDone | ExportResult | None = None, error: str | None = None
 ) -> Text:
     """What the dialog shows after an export: the files and the report, or the error.
 
     Every value here may come from the capture (file names, tool names in the
     report, error messages quoting the input), so it is built with
-    :func:`~inspector.tui.textsafe.safe_text`, never parsed as markup.
+    :func:`~inspector.viewmodel.textsafe.safe_text`, never parsed as markup.
     """
     text = Text(end="")
-    if result is None:
+    if done is None:
         text.append("✗ Export failed\n", "bold red")
         text.append_text(safe_text(error or "unknown error", multiline=True))
         return text
-    text.append(f"✓ Exported {len(result.files)} files into ", "bold green")
+    if isinstance(done, ExportResult):
+        done = ExportDone(done)
+    result = done.result
+    files = dict(result.files)
+    if done.cassette is not None:
+        files["cassette"] = done.cassette
+    text.append(f"✓ Exported {len(files)} files into ", "bold green")
     text.append_text(one_line(directory, 300, "bold green"))
     text.append("\n")
-    width = max(len(role) for role in result.files)
-    for role, path in result.files.items():
+    width = max(len(role) for role in files)
+    for role, path in files.items():
         text.append(f"  {role:<{width}}  ", "cyan")
         text.append_text(one_line(str(path), 400))
+        text.append("\n")
+    for note in done.cassette_notes:
+        text.append(f"  {'':<{width}}  ", "cyan")
+        text.append_text(one_line(note, 400, "dim"))
+        text.append("\n")
+    if done.cassette_error is not None:
+        text.append_text(one_line(done.cassette_error, 400, "bold yellow"))
         text.append("\n")
     lines = result.summary()
     if lines and lines[0].startswith(f"{result.report.get('source')} -> "):
@@ -174,7 +216,7 @@ class ExportDialog(ModalScreen[None]):
     class Finished(Message):
         """The export worker is done: a result, or the message of what went wrong."""
 
-        def __init__(self, directory: str, result: ExportResult | None, error: str | None) -> None:
+        def __init__(self, directory: str, result: ExportDone | None, error: str | None) -> None:
             super().__init__()
             self.directory = directory
             self.result = result
@@ -209,6 +251,11 @@ class ExportDialog(ModalScreen[None]):
             yield TickBox(
                 "Keep the request's prompt (secrets are removed anyway)",
                 id="export-keep-request",
+                compact=True,
+            )
+            yield TickBox(
+                "Also write a VCR cassette (NAME.yaml: the body in one piece, for vcrpy)",
+                id="export-cassette",
                 compact=True,
             )
             with Horizontal(id="export-buttons"):
@@ -250,7 +297,8 @@ class ExportDialog(ModalScreen[None]):
             # --provider cannot be recognized again from its bytes alone.
             provider=self.trace.provider,
         )
-        return ExportRequest(Path(directory).expanduser(), options)
+        cassette = self.query_one("#export-cassette", Checkbox).value
+        return ExportRequest(Path(directory).expanduser(), options, cassette=cassette)
 
     # -- exporting --------------------------------------------------------------
 
@@ -275,7 +323,7 @@ class ExportDialog(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def _export(self, request: ExportRequest, shown: str) -> None:
         """Run the export off the UI thread; post what came of it."""
-        result: ExportResult | None = None
+        result: ExportDone | None = None
         error: str | None = None
         try:
             result = run_export(self.trace, self.file, request)

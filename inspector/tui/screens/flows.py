@@ -16,11 +16,11 @@ in memory). Escape comes back to the list.
 
 The header always says where the proxy listens, its upstream, where it
 records, and how to point an app at it. As mitmproxy's list does, ``/``
-filters (:mod:`~inspector.tui.flowfilter`: words, or ``provider:``,
+filters (:mod:`~inspector.viewmodel.flowfilter`: words, or ``provider:``,
 ``model:``, ``status:4xx``, ``state:``, ``path:``), ``s`` cycles the sort,
 ``delete`` takes a flow off the list (its capture stays), ``r`` replays a
 recorded request against its upstream or ``inspector serve`` with faults
-(:mod:`~inspector.tui.replay`), ``y`` copies it as a curl command, ``x``
+(:mod:`~inspector.viewmodel.replay`), ``y`` copies it as a curl command, ``x``
 exports it (the export dialog), and ``space`` marks two flows that ``D``
 diffs side by side.
 
@@ -32,25 +32,26 @@ only ever changed on the thread that renders it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.events import Mount
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ...core.trace import Trace
 from ...proxy.routes import recipe
 from ...session import ProviderUnknown, load_trace
 from ...terminal import escape_controls, safe_path
+from ...viewmodel.flowfilter import SORTS, FlowFilter, parse_filter, row_of
+from ...viewmodel.rows import STATE_STYLES, size_label
+from ...viewmodel.textsafe import one_line
+from ...viewmodel.throttle import RepaintThrottle
 from ..app import InspectorApp
-from ..flowfilter import SORTS, FlowFilter, parse_filter, row_of
-from ..rows import STATE_STYLES, size_label
-from ..textsafe import one_line
-from ..throttle import RepaintThrottle
+from ..widgets.footer import KeysFooter
 from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
 from .following import follow_on_screen
@@ -59,19 +60,61 @@ from .main import MainScreen
 if TYPE_CHECKING:
     from ...proxy import Flow, FlowLog, ProxyServer
 
-__all__ = ["COLUMNS", "FlowFeed", "FlowsScreen", "ProxyApp", "curl_command", "flow_cells", "recipe"]
+__all__ = [
+    "COLUMNS",
+    "FLEXIBLE",
+    "FlowFeed",
+    "FlowsScreen",
+    "ProxyApp",
+    "column_widths",
+    "curl_command",
+    "flow_cells",
+    "recipe",
+]
 
-#: (key, title, width) of the table's columns.
+#: (key, title, width) of the table's columns; path, model and state take what is left
+#: (:data:`FLEXIBLE`), so the widths here are only where they start.
 COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("number", "#", 5),
-    ("method", "method", 7),
+    ("method", "method", 6),
     ("path", "path", 44),
     ("model", "model", 26),
     ("status", "status", 6),
     ("state", "terminal state", 28),
-    ("duration", "duration", 9),
+    ("duration", "duration", 8),
     ("bytes", "bytes", 8),
 )
+
+#: (key, least, most, share): the columns that share the width the others leave.
+FLEXIBLE: Final = (("path", 11, 120, 4), ("model", 8, 60, 3), ("state", 10, 30, 3))
+#: Each cell pads one column on either side; the scrollbar takes two.
+_PADDING: Final = 2 * len(COLUMNS) + 2
+
+
+def column_widths(width: int) -> dict[str, int]:
+    """Every column's width on a screen ``width`` cells wide.
+
+    The flexible columns start at their least width and share out the rest by
+    their shares, up to their most; a cell longer than its column ends in ``…``
+    (:func:`flow_cells`). Below the sum of the least widths the table scrolls.
+    """
+    widths = {key: w for key, _, w in COLUMNS}
+    for key, least, _, _ in FLEXIBLE:
+        widths[key] = least
+    room = width - _PADDING - sum(widths.values())
+    growing = [(key, most, share) for key, _, most, share in FLEXIBLE]
+    while room > 0 and growing:
+        shares = sum(share for _, _, share in growing)
+        given = 0
+        for key, most, share in growing:
+            more = min(most - widths[key], max(1, room * share // shares), room - given)
+            widths[key] += more
+            given += more
+        room -= given
+        growing = [(k, most, share) for k, most, share in growing if widths[k] < most]
+        if given == 0:
+            break
+    return widths
 
 
 def _state_cell(flow: Flow) -> Text:
@@ -107,13 +150,19 @@ def curl_command(header: dict[str, Any]) -> str | None:
     return escape_controls(" ".join(parts))
 
 
-def flow_cells(flow: Flow, marked: bool = False) -> dict[str, Text]:
-    """One row of the table, by column key (client-controlled text escaped)."""
+def flow_cells(
+    flow: Flow, marked: bool = False, widths: Mapping[str, int] | None = None
+) -> dict[str, Text]:
+    """One row of the table, by column key (client-controlled text escaped).
+
+    With ``widths``, text longer than its column ends in ``…`` (the table
+    itself would crop it without a sign).
+    """
     duration = flow.duration if flow.duration is not None else flow.now()
     number = Text("● " if marked else "", "bold magenta", end="")
     number.append(str(flow.number))
     number.justify = "right"
-    return {
+    cells = {
         "number": number,
         "method": one_line(flow.method, 10),
         "path": one_line(flow.path, 120),
@@ -123,6 +172,22 @@ def flow_cells(flow: Flow, marked: bool = False) -> dict[str, Text]:
         "duration": Text(f"{duration:.2f}s", justify="right", style="" if flow.live else "dim"),
         "bytes": Text(size_label(flow.bytes), justify="right"),
     }
+    for key, cell in cells.items():
+        if widths is not None and key in widths and cell.cell_len > widths[key]:
+            cell.truncate(widths[key], overflow="ellipsis")
+    return cells
+
+
+class FilterBar(Input):
+    """The flow list's filter prompt; while it has the focus the footer lists its keys."""
+
+    # (fmt: skip: one binding per two lines, as every BINDINGS list of the TUI.)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Keep the filter", id="flows.bar_keep",
+                tooltip="Keep the filter and go back to the list"),
+        Binding("escape", "screen.clear_filter", "Leave", id="flows.bar_leave",
+                tooltip="Back to the list (an empty filter closes the bar)"),
+    ]  # fmt: skip
 
 
 class FlowFeed:
@@ -193,14 +258,15 @@ class FlowsScreen(Screen[None]):
         self._changed: dict[str, Flow] = {}
         self._throttle: RepaintThrottle | None = None
         self._repaint_rate = repaint_rate
+        self._widths: dict[str, int] | None = None  # set on the first resize
 
     def compose(self) -> ComposeResult:
         """Header (where, upstream, folder, recipe), filter bar, the table, footer."""
         yield Static(id="flows-header")
-        yield Input(placeholder="filter: words, or provider: model: status:4xx state: path:",
-                    id="flows-filter", compact=True)  # fmt: skip
+        yield FilterBar(placeholder="filter: words, or provider: model: status:4xx state: path:",
+                        id="flows-filter", compact=True)  # fmt: skip
         yield RowTable(id="flows")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         """Columns, what is already in the log, and watching it."""
@@ -226,14 +292,26 @@ class FlowsScreen(Screen[None]):
 
     def _fit_columns(self) -> None:
         table = self.query_one(DataTable)
-        fixed = sum(width for key, _, width in COLUMNS if key not in ("path", "model"))
-        spare = max(0, self.size.width - fixed - 2 * len(COLUMNS) - 2)
-        widths = {"path": max(20, spare * 3 // 5), "model": max(12, spare * 2 // 5)}
+        widths = column_widths(self.size.width)
+        if widths == self._widths:
+            return
+        self._widths = widths
+        titles = {key: title for key, title, _ in COLUMNS}
         for key, column in table.columns.items():
             if key.value in widths and column.width != widths[key.value]:
                 column.width = widths[key.value]
                 column.auto_width = False
+                # "terminal state" in 10 cells reads "terminal s": the short word instead.
+                title = titles[key.value]
+                short = title.rpartition(" ")[2]
+                column.label = Text(title if len(title) <= column.width else short)
+        for shown in self.shown:  # cut again, each with its ellipsis
+            for column_key, value in self._cells(shown).items():
+                table.update_cell(shown, column_key, value)
         table.refresh()
+
+    def _cells(self, key: str) -> dict[str, Text]:
+        return flow_cells(self.flows[key], key in self.marked, self._widths)
 
     def _schedule(self, delay: float, callback: Callable[[], None]) -> None:
         if delay <= 0:
@@ -262,7 +340,7 @@ class FlowsScreen(Screen[None]):
             self.flows[key] = flow
             if key in self.shown:
                 if self._visible(key):
-                    for column, value in flow_cells(flow, key in self.marked).items():
+                    for column, value in self._cells(key).items():
                         table.update_cell(key, column, value)
                 else:
                     appended = True  # it no longer matches: the rows are laid out again
@@ -291,13 +369,13 @@ class FlowsScreen(Screen[None]):
         order = self._order()
         if order == self.shown:
             for key in order:
-                for column, value in flow_cells(self.flows[key], key in self.marked).items():
+                for column, value in self._cells(key).items():
                     table.update_cell(key, column, value)
             return
         highlighted = self._highlighted_key()
         table.clear()
         for key in order:
-            cells = flow_cells(self.flows[key], key in self.marked)
+            cells = self._cells(key)
             table.add_row(*(cells[column] for column, _, _ in COLUMNS), key=key)
         self.shown = order
         if highlighted in order:
@@ -364,7 +442,7 @@ class FlowsScreen(Screen[None]):
             self.query_one(DataTable).focus()
 
     def set_filter(self, text: str) -> None:
-        """Show only the flows ``text`` matches (see :mod:`~inspector.tui.flowfilter`)."""
+        """Show only the flows ``text`` matches (see :mod:`~inspector.viewmodel.flowfilter`)."""
         self.filter = parse_filter(text)
         self._lay_out()
         self._show_header()
@@ -397,7 +475,7 @@ class FlowsScreen(Screen[None]):
         else:
             self.marked = [*self.marked, key][-2:]
         for shown in self.shown:
-            for column, value in flow_cells(self.flows[shown], shown in self.marked).items():
+            for column, value in self._cells(shown).items():
                 self.query_one(DataTable).update_cell(shown, column, value)
         self._show_header()
 
@@ -562,8 +640,11 @@ class ProxyApp(InspectorApp):
     # Textual resolves the path from the module defining the class: this one is a level down.
     CSS_PATH = "../inspector.tcss"
 
-    def __init__(self, server: ProxyServer, *, upstream: str) -> None:
-        super().__init__(None)
+    def __init__(
+        self, server: ProxyServer, *, upstream: str, keymap: Mapping[str, str] | None = None
+    ) -> None:
+        """``keymap``: checked binding ids → keys (the user's keymap file, as ``open`` reads it)."""
+        super().__init__(None, keymap=keymap)
         self.server = server
         self.upstream = upstream
 

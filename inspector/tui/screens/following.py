@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..throttle import RepaintThrottle
+from ...viewmodel.throttle import RepaintThrottle
 from .main import MainScreen
 
 __all__ = ["follow_on_screen"]

@@ -20,9 +20,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Tab, Tabs
 
+from ...viewmodel.matches import query_pattern
+from ...viewmodel.problems import ViolationInfo
 from ..commands import InspectorCommands
-from ..matches import query_pattern
-from ..problems import ViolationInfo
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList, EventsPane
 from ..widgets.footer import KeysFooter
@@ -39,8 +39,11 @@ __all__ = ["PANES", "MainScreen"]
 #: (pane id, title) in display order.
 PANES = (("frames", "Frames"), ("events", "Events"), ("blocks", "Blocks"), ("state", "State"))
 
-#: Below 100 columns Frames stays on top and these share the lower half, under tabs.
-LOWER_PANES = PANES[1:]
+#: Below 100 columns Frames stays on top and these share the lower half, under tabs:
+#: Blocks first, shown from the start (where the README says to watch a stream build).
+LOWER_PANES = (("blocks", "Blocks"), ("events", "Events"), ("state", "State"))
+#: The pane the lower half shows until another is chosen.
+FIRST_LOWER = LOWER_PANES[0][0]
 
 
 class MainScreen(SteppingScreen):
@@ -54,6 +57,10 @@ class MainScreen(SteppingScreen):
     ]
 
     COMMANDS: ClassVar = {InspectorCommands}
+
+    # A maximized pane keeps the status line (where the cursor is, the stream's
+    # state), the prompts and the footer: only the other panes give way.
+    ALLOW_IN_MAXIMIZED_VIEW: ClassVar[str | None] = "#status, SearchBar, GotoBar, Footer"
 
     # -- layout -----------------------------------------------------------
 
@@ -77,7 +84,7 @@ class MainScreen(SteppingScreen):
 
     def on_mount(self) -> None:
         """First paint, with the frames list focused."""
-        self._show_pane("events")
+        self._show_pane(FIRST_LOWER)
         self.refresh_view()
         self.query_one(FramesList).focus()
         self._check_when_finished()
@@ -142,14 +149,17 @@ class MainScreen(SteppingScreen):
 
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_chosen(self, event: Tabs.TabActivated) -> None:
-        pane = (event.tab.id or "tab-events").removeprefix("tab-")
+        pane = (event.tab.id or f"tab-{FIRST_LOWER}").removeprefix("tab-")
         # _show_pane sets the active tab too: that echo must not steal the focus.
         if not self.query_one(f"#{pane}").has_class("-active"):
             self._focus_pane(pane)
 
     def action_pane(self, delta: int) -> None:
         """Focus the next / previous pane (narrow terminals show it under Frames)."""
-        names = [name for name, _ in PANES]
+        # Tab walks the panes in the order they are shown: side by side, or
+        # Frames then the lower tabs when narrow.
+        shown = LOWER_PANES if self.has_class("-narrow") else PANES[1:]
+        names = ["frames", *(name for name, _ in shown)]
         pane = self._focused_pane()
         current = pane.id if pane is not None and pane.id in names else "frames"
         self._focus_pane(names[(names.index(current) + delta) % len(names)])

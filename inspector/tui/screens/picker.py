@@ -32,8 +32,9 @@ from textual.widgets import DataTable, Input, Static
 
 from ...library import iter_stream_files
 from ...session import ProviderUnknown, load_trace
-from ..rows import STATE_STYLES, size_label
-from ..textsafe import one_line
+from ...viewmodel.index import block_key
+from ...viewmodel.rows import STATE_STYLES, size_label
+from ...viewmodel.textsafe import one_line
 from ..widgets.footer import KeysFooter
 from ..widgets.rowtable import RowTable
 from ..widgets.status import source_label
@@ -92,7 +93,7 @@ def _first_text(trace: object) -> str:
         delta = event.get("delta") or {}
         if delta.get("kind") != "text":
             continue
-        index = (event.get("block") or {}).get("index")
+        index = block_key(event.get("block") or {})  # choice 1's block 0 is not choice 0's
         if block is None:
             block = index
         elif index != block:
@@ -317,12 +318,18 @@ class PickerScreen(Screen[None]):
         if entry.detail:
             state.append(" · ", "dim")
             state.append_text(one_line(entry.detail, 40))
-        # Cut with an ellipsis to the column: the table itself crops without one.
-        state.truncate(self._widths.get("state", 34), overflow="ellipsis")
+        cells = {
+            "provider": one_line(entry.provider, 20),
+            "scenario": one_line(entry.scenario, 60),
+            "state": state,
+        }
+        for key, cell in cells.items():
+            # Cut with an ellipsis to the column: the table itself crops without one.
+            width = self._widths.get(key)
+            if width is not None and cell.cell_len > width:
+                cell.truncate(width, overflow="ellipsis")
         self.query_one(DataTable).add_row(
-            one_line(entry.provider, 20),
-            one_line(entry.scenario, 60),
-            state,
+            *cells.values(),
             Text(str(entry.frames), justify="right"),
             Text(size_label(entry.size), justify="right"),
             key=str(entry.path),

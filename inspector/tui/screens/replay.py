@@ -1,6 +1,6 @@
 """The replay dialog (``r`` on the proxy's list): send a recorded request again, and follow it.
 
-The request is rebuilt from the flow's capture (:mod:`~inspector.tui.replay`)
+The request is rebuilt from the flow's capture (:mod:`~inspector.viewmodel.replay`)
 and sent to the base URL in the first field — by default the one it went to
 (the proxy's upstream), or ``inspector serve`` — with ``inspector serve``'s
 fault parameters from the second field (``stall=3&stall_at=500``,
@@ -26,8 +26,8 @@ from textual.widgets import Input, Label, Static
 from ...core.trace import Trace
 from ...feeds import Feed
 from ...live import LiveFeed
-from ..replay import ReplayError, replay_request, replay_target
-from ..textsafe import one_line
+from ...viewmodel.replay import ReplayError, replay_request, replay_target
+from ...viewmodel.textsafe import one_line
 from .following import follow_on_screen
 from .main import MainScreen
 

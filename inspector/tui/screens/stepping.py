@@ -20,13 +20,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from ...core.trace import Trace
-from ..cursor import Breakpoint, Cursor, Player
-from ..http import error_body, is_error, status_of
-from ..index import TraceIndex
-from ..liveclock import LiveClock
-from ..matches import Matches, find_matches
-from ..playback import UNTIMED_RATE, FixedRatePlayer
-from ..textsafe import quoted
+from ...viewmodel.cursor import Breakpoint, Cursor, Player
+from ...viewmodel.http import error_body, is_error, status_of
+from ...viewmodel.index import TraceIndex
+from ...viewmodel.liveclock import LiveClock
+from ...viewmodel.matches import Matches, find_matches
+from ...viewmodel.playback import UNTIMED_RATE, FixedRatePlayer
+from ...viewmodel.textsafe import quoted
 from ..widgets.blocks import BlocksPane
 from ..widgets.events import EventsList
 from ..widgets.status import LiveState, StatusLine, source_label, status_segments

@@ -20,10 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 
-from ..cursor import Cursor
-from ..index import BlockInfo, TraceIndex
-from ..rows import STATE_STYLES
-from ..textsafe import one_line, plain_value, quoted, safe_text
+from ...viewmodel.cursor import Cursor
+from ...viewmodel.index import BlockInfo, TraceIndex
+from ...viewmodel.rows import STATE_STYLES
+from ...viewmodel.textsafe import one_line, plain_value, quoted, safe_text
 from .textview import TextView
 
 __all__ = ["TAIL", "WINDOW", "BlockView", "BlocksPane", "block_text"]
@@ -50,10 +50,17 @@ def _badge(text: Text, label: str) -> None:
     text.append(f" {label} ", _BADGES[label])
 
 
-def block_text(block: BlockInfo, k: int, chosen: bool) -> Text:
-    """Everything about one block as of ``k`` events."""
+def block_text(block: BlockInfo, k: int, chosen: bool, several_choices: bool = False) -> Text:
+    """Everything about one block as of ``k`` events.
+
+    With ``several_choices`` (``n > 1``) each block first says which choice it
+    belongs to, so the answers of two choices are not read as one.
+    """
     state = block.state_at(k)
     text = Text(end="")
+    if several_choices and block.choice is not None:
+        text.append(f"choice {block.choice}", "bold reverse")
+        text.append(" ")
     text.append(block.id, "bold")
     text.append(f" {block.kind}", "cyan")
     text.append(" · ", "dim")
@@ -228,7 +235,7 @@ class BlocksPane(VerticalScroll, inherit_bindings=False):
             view.display = True
             view.set_class(block.index == self.chosen, "-chosen")
             view.set_class(block.state_at(k) == "open", "-open")
-            view.show(block_text(block, k, block.index == self.chosen))
+            view.show(block_text(block, k, block.index == self.chosen, index.several_choices))
         target = views[anchor - lo]
         if anchor == hi - 1:
             self.call_after_refresh(self.scroll_end, animate=False, immediate=True)

@@ -16,11 +16,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from ..cursor import Cursor
-from ..index import BlockInfo, TraceIndex
-from ..labels import short_label
-from ..rows import EVENT_STYLES, event_row
-from ..textsafe import json_text, one_line, plain_value, quoted, safe_text
+from ...viewmodel.cursor import Cursor
+from ...viewmodel.index import BlockInfo, TraceIndex
+from ...viewmodel.labels import short_label
+from ...viewmodel.rows import EVENT_STYLES, event_row
+from ...viewmodel.textsafe import json_text, one_line, plain_value, quoted, safe_text
 from .lines import LineList
 from .textview import TextView
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 
 __all__ = ["KeysFooter", "declared_order"]
@@ -25,16 +25,26 @@ def declared_order(bindings: list[Binding]) -> dict[str, int]:
     return {binding.id: i for i, binding in enumerate(bindings) if binding.id}
 
 
+def _shows_keys(widget: Input) -> bool:
+    return any(isinstance(b, Binding) and b.show for b in type(widget).BINDINGS)
+
+
 class KeysFooter(Footer):
     """A :class:`Footer` whose keys keep the screen's declared order (see the module)."""
 
     def _shown(self) -> Iterator[tuple[Binding, bool, str]]:
-        """One (binding, enabled, tooltip) per action shown, in declared order."""
-        bindings = [b for b in type(self.screen).BINDINGS if isinstance(b, Binding)]
-        order = declared_order(bindings)
+        """One (binding, enabled, tooltip) per action shown, in declared order.
+
+        While a prompt (a search or go-to bar) has the focus, only its own keys:
+        what is typed goes into it, so the screen's letter keys do not apply.
+        """
+        focused = self.screen.focused
+        prompt = focused if isinstance(focused, Input) and _shows_keys(focused) else None
+        owner = type(self.screen) if prompt is None else type(prompt)
+        order = declared_order([b for b in owner.BINDINGS if isinstance(b, Binding)])
         per_action: dict[str, tuple[Binding, bool, str]] = {}
-        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
-            if binding.show:
+        for node, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if binding.show and (prompt is None or node is prompt):
                 per_action.setdefault(binding.action, (binding, enabled, tooltip))
         last = len(order)
         yield from sorted(per_action.values(), key=lambda shown: order.get(shown[0].id or "", last))

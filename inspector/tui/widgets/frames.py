@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 
 from ...core.trace import Trace
-from ..cursor import Cursor
-from ..http import (
+from ...viewmodel.cursor import Cursor
+from ...viewmodel.http import (
     error_body_text,
     headers_text,
     http_line,
@@ -20,10 +20,10 @@ from ..http import (
     never_connected,
     response,
 )
-from ..index import TraceIndex
-from ..previews import frame_preview
-from ..rows import FRAME_MARKS, frame_columns, frame_header, frame_row, size_label
-from ..textsafe import json_text, one_line, plain_value, safe_text
+from ...viewmodel.index import TraceIndex
+from ...viewmodel.previews import frame_preview
+from ...viewmodel.rows import FRAME_MARKS, frame_columns, frame_header, frame_row, size_label
+from ...viewmodel.textsafe import json_text, one_line, plain_value, safe_text
 from .lines import LineList
 from .textview import TextView
 
@@ -34,7 +34,7 @@ def end_summary(trace: Trace) -> Text:
     """How the bytes ended: transport end, undispatched tail, decoder error.
 
     An HTTP error response is not part of it: the end row puts
-    :func:`~inspector.tui.http.http_line` before it, the detail lists it.
+    :func:`~inspector.viewmodel.http.http_line` before it, the detail lists it.
     """
     text = Text(end="")
     end = trace.transport_end

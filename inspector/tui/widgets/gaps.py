@@ -36,8 +36,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..http import never_connected
-from ..index import LONG_GAP, TraceIndex
+from ...viewmodel.http import never_connected
+from ...viewmodel.index import LONG_GAP, TraceIndex
 
 __all__ = ["BLOCK", "STALL", "GapBuckets", "GapStrip", "block_peaks", "bucket_gaps"]
 

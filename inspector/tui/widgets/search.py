@@ -18,11 +18,17 @@ class SearchBar(Input):
     active (``N`` / ``ctrl+g`` step through it); a second escape ends it.
     """
 
+    # Shown: while the bar has the focus the footer lists only these (KeysFooter).
+    # (fmt: skip: one binding per two lines, as every BINDINGS list of the TUI.)
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "screen.search_step(1)", "Next match", show=False,
+        Binding("enter", "submit", "Next match", id="search.bar_submit",
+                tooltip="Search, or go to the next match"),
+        Binding("down", "screen.search_step(1)", "Next", key_display="↓",
                 id="search.bar_next", tooltip="Next match (in the search bar)"),
-        Binding("up", "screen.search_step(-1)", "Previous match", show=False,
+        Binding("up", "screen.search_step(-1)", "Previous", key_display="↑",
                 id="search.bar_previous", tooltip="Previous match (in the search bar)"),
+        Binding("escape", "screen.back", "Leave", id="search.bar_leave",
+                tooltip="Leave the bar (the search stays: N / ctrl+g); again: end it"),
     ]  # fmt: skip
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -41,6 +47,14 @@ class SearchBar(Input):
 
 class GotoBar(Input):
     """``:`` asks for a frame number; enter goes there, escape closes."""
+
+    # Shown: while the bar has the focus the footer lists only these (KeysFooter).
+    # (fmt: skip: one binding per two lines, as every BINDINGS list of the TUI.)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Go", id="goto.bar_go", tooltip="Go to the frame typed"),
+        Binding("escape", "screen.back", "Close", id="goto.bar_close",
+                tooltip="Close the bar without moving"),
+    ]  # fmt: skip
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(

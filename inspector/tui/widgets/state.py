@@ -10,10 +10,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ..cursor import Cursor
-from ..index import TraceIndex
-from ..rows import STATE_STYLES, state_text, transition_row
-from ..textsafe import one_line
+from ...viewmodel.cursor import Cursor
+from ...viewmodel.index import TraceIndex
+from ...viewmodel.rows import STATE_STYLES, state_text, transition_row
+from ...viewmodel.textsafe import one_line
 from .lines import LineList
 from .textview import TextView
 

@@ -21,11 +21,11 @@ from typing import Final
 from rich.text import Text
 from textual import events
 
-from ..cursor import Cursor, Player
-from ..index import LONG_GAP, TraceIndex
-from ..problems import ViolationInfo
-from ..rows import state_text
-from ..textsafe import one_line
+from ...viewmodel.cursor import Cursor, Player
+from ...viewmodel.index import LONG_GAP, TraceIndex
+from ...viewmodel.problems import ViolationInfo
+from ...viewmodel.rows import state_text
+from ...viewmodel.textsafe import one_line
 from .textview import TextView
 
 __all__ = [
@@ -178,7 +178,7 @@ def status_segments(
 
     ``rate`` is the play rate of an untimed capture (frames a second at 1×),
     ``search`` the search counter ("2 of 5") while a search is active,
-    ``clock`` the live clock's words (:class:`~inspector.tui.liveclock.LiveClock`).
+    ``clock`` the live clock's words (:class:`~inspector.viewmodel.liveclock.LiveClock`).
     """
     trace = index.trace
     out: list[Segment] = []

@@ -199,6 +199,9 @@ def chat_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
         return p
     choice = _first(value.get("choices"))
     delta = _dict(choice.get("delta"))
+    if choice.get("index") not in (0, None):
+        # Several choices (n > 1): a chunk of choice 1 is not one of choice 0.
+        p.label("choice", choice["index"], "bold")
     if delta.get("role") is not None:
         p.label("role", delta["role"], "dim")
     for key, style, name in (
@@ -315,12 +318,21 @@ def gemini_preview(label: str, value: Mapping[str, Any]) -> Preview | None:
     if "error" in value:
         p.error(value["error"])
         return p
-    candidate = _first(value.get("candidates"))
-    for part in _dict(candidate.get("content")).get("parts") or ():
-        _gemini_part(p, _dict(part))
-    reason = candidate.get("finishReason")
-    if reason is not None:
-        p.label("finish", reason, "bold green" if reason == "STOP" else "bold yellow")
+    listed = value.get("candidates")
+    candidates = [_dict(c) for c in listed] if isinstance(listed, list) and listed else [{}]
+    # Several candidates (candidateCount > 1): each one, named by its index.
+    several = len(candidates) > 1 or candidates[0].get("index") not in (0, None)
+    finished = False
+    for candidate in candidates:
+        if several:
+            p.label("candidate", candidate.get("index", 0), "bold")
+        for part in _dict(candidate.get("content")).get("parts") or ():
+            _gemini_part(p, _dict(part))
+        reason = candidate.get("finishReason")
+        if reason is not None:
+            p.label("finish", reason, "bold green" if reason == "STOP" else "bold yellow")
+            finished = True
+    if finished:
         usage = _dict(value.get("usageMetadata"))
         p.usage(usage.get("promptTokenCount"), usage.get("candidatesTokenCount"))
     feedback = _dict(value.get("promptFeedback"))

@@ -1,6 +1,6 @@
 """A block's content, readable as of any event count.
 
-Used by :class:`~inspector.tui.index.TraceIndex`: each block keeps the
+Used by :class:`~inspector.viewmodel.index.TraceIndex`: each block keeps the
 events that built it and its fragments with cumulative lengths, so the text
 "as of k events" is a prefix found with one bisect — stepping back never
 rebuilds anything.
@@ -69,13 +69,15 @@ class PrefixText:
 class BlockInfo:
     """One block as the index knows it (content readable at any event count)."""
 
-    index: int
+    index: int  # its key: the contract index, with the choice above it (index.block_key)
     id: str
     kind: str
     provider_type: str
     name: str | None
     call_id: str | None
     start_event: int
+    #: The choice the block belongs to, when the stream has several (contract v1.1).
+    choice: int | None = None
     close_event: int | None = None  # block.stop, or the stream.error that aborted it
     stopped: bool = False  # closed by block.stop (not aborted)
     events: array[int] = field(default_factory=lambda: array("q"))

@@ -265,7 +265,11 @@ def event_row(index: TraceIndex, event: int, rules: list[int], breakpoint: bool)
     block = e.get("block")
     if isinstance(block, dict):
         text.append(f"{short_type(kind):<11}", EVENT_STYLES.get(kind, ""))
-        text.append(f" {plain_value(block.get('index', '')):>2} ")
+        # Several choices (contract v1.1): the block's place within its choice, named.
+        where = block.get("index", "")
+        if "choice" in block:
+            where = f"c{plain_value(block['choice'])}.{plain_value(where)}"
+        text.append(f" {plain_value(where):>2} ")
         delta = e.get("delta")
         sub = plain_value(delta.get("kind") if isinstance(delta, dict) else block.get("kind"))
         text.append(f"{_KIND_ABBREV.get(sub, sub[:4]):<5}", "dim")

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Mapping
 from typing import Any, Final
 
 import orjson
@@ -74,6 +75,8 @@ class TraceIndex:
         self._n_ignored = 0
         self.version = 0  # bumped whenever something already shown may change look
         self.blocks: dict[int, BlockInfo] = {}
+        #: The choice numbers blocks carried (empty for a stream of one choice).
+        self.choices: set[int] = set()
         self.block_order: list[int] = []  # block indices in the order they started
         self.block_starts = array("q")  # their start events, same order (sorted)
         self._block_by_id: dict[str, int] = {}
@@ -167,13 +170,17 @@ class TraceIndex:
 
     def _on_block_start(self, i: int, event: dict[str, Any]) -> None:
         ref = event.get("block") or {}
-        index = ref.get("index")
-        if not isinstance(index, int) or index in self.blocks:
+        index = block_key(ref)
+        if index is None or index in self.blocks:
             return
+        choice = ref.get("choice") if "choice" in ref else None
         block_id = str(ref.get("id", f"b_{index}"))
+        if choice is not None:
+            self.choices.add(choice)
         self.blocks[index] = BlockInfo(
             index=index,
             id=block_id,
+            choice=choice,
             kind=str(ref.get("kind", "?")),
             provider_type=str(event.get("provider_type") or ""),
             name=event.get("name"),
@@ -221,9 +228,8 @@ class TraceIndex:
             self.version += 1
 
     def _block_of(self, event: dict[str, Any]) -> BlockInfo | None:
-        ref = event.get("block") or {}
-        index = ref.get("index")
-        return self.blocks.get(index) if isinstance(index, int) else None
+        index = block_key(event.get("block") or {})
+        return None if index is None else self.blocks.get(index)
 
     def _sync_transitions(self, trace: Trace) -> None:
         transitions = trace.transitions
@@ -369,9 +375,32 @@ class TraceIndex:
     def block_of_event(self, event: int) -> BlockInfo | None:
         """The block an event belongs to, if it is a block event."""
         ref = self.trace.events[event].get("block")
-        if isinstance(ref, dict) and isinstance(ref.get("index"), int):
-            return self.blocks.get(ref["index"])
+        index = block_key(ref) if isinstance(ref, dict) else None
+        return None if index is None else self.blocks.get(index)
+
+    @property
+    def several_choices(self) -> bool:
+        """True when blocks of more than one choice started (``n > 1``; contract v1.1)."""
+        return len(self.choices) > 1
+
+
+#: Bits of a block's key that hold its place within its choice (the core keys blocks so too).
+CHOICE_SHIFT: Final = 32
+#: Choice numbers read from an event (the APIs allow 128 at most).
+MAX_CHOICES: Final = 1024
+
+
+def block_key(ref: Mapping[str, Any]) -> int | None:
+    """One int naming a block across choices: its ``index`` alone without ``choice``
+    (and for choice 0), else ``choice << CHOICE_SHIFT | index``; None for a ref that
+    names no block (a ``choice`` or ``index`` that is no number in range)."""
+    index = ref.get("index")
+    if type(index) is not int or not 0 <= index < 1 << CHOICE_SHIFT:
         return None
+    choice = ref.get("choice", 0)
+    if type(choice) is not int or not 0 <= choice < MAX_CHOICES:
+        return None
+    return choice << CHOICE_SHIFT | index
 
 
 def _is_json_document(text: str) -> bool:
