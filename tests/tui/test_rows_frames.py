@@ -110,8 +110,7 @@ def carried(value: object) -> object:
     return value
 
 
-# Several choices (v1.1): the preview does not name a chunk's choice yet — the tui
-# change is /work/notes/choices.tui.patch; then the xfail below passes and goes.
+# Several choices (v1.1): the preview names a chunk's choice, so their rows differ too.
 _SEVERAL = "openai-chat/several-choices-*.jsonl"
 
 
@@ -119,7 +118,6 @@ def test_openai_chat_rows_differ_by_what_their_frame_carries() -> None:
     _rows_differ(p for p in CAPTURES.glob("openai-chat/*.jsonl") if not p.match(_SEVERAL))
 
 
-@pytest.mark.xfail(strict=True, reason="the Frames-pane preview does not name the choice yet")
 def test_openai_chat_rows_of_several_choices_differ_by_their_choice() -> None:
     _rows_differ(CAPTURES.glob(_SEVERAL))
 

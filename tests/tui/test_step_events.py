@@ -131,16 +131,8 @@ def naive_state(events: list[dict[str, object]]) -> tuple[dict[int, str], dict[i
 
 
 GEMINI = sorted(p for p in CAPTURES.glob("gemini/*.jsonl") if not p.name.endswith(".events.jsonl"))
-# Several candidates (v1.1): the TUI's index keys blocks by index and merges the
-# candidates' blocks until /work/notes/choices.tui.patch; then these pass: drop the mark.
-_MERGED = pytest.mark.xfail(strict=True, reason="the TUI keys blocks by index, not by choice")
-MANY_EVENT_FRAMES = [
-    *(
-        pytest.param(p, marks=_MERGED) if p.name.startswith("several-candidates-") else p
-        for p in GEMINI
-    ),
-    CAPTURES / "anthropic" / "parallel-tool-calls.jsonl",
-]
+# Several candidates (v1.1) included: the TUI keys a block by its choice and index.
+MANY_EVENT_FRAMES = [*GEMINI, CAPTURES / "anthropic" / "parallel-tool-calls.jsonl"]
 
 
 @pytest.mark.parametrize("path", MANY_EVENT_FRAMES, ids=lambda p: f"{p.parent.name}/{p.name}")
