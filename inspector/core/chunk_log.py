@@ -70,10 +70,33 @@ class ChunkLog(Log[Chunk]):
         self._at.append(self._size)
         self._offset.append(offset)
         self._time.append(time)
-        if not data:
+        if data:
+            self._keep(data)
+
+    def add_many(self, offsets: list[int], times: list[float], datas: list[bytes]) -> None:
+        """Record chunks in order, as :meth:`add` for each would (one pass a column)."""
+        starts = list(accumulate(map(len, datas), initial=self._size))
+        self._at.fromlist(starts[:-1])
+        self._offset.fromlist(offsets)
+        self._time.fromlist(times)
+        added = starts[-1] - self._size
+        if not added:
             return
+        if max(map(len, datas)) >= _OWN_BLOCK:
+            for data in datas:
+                if data:
+                    self._keep(data)
+            return
+        self._tail.extend(filter(None, datas))  # (small chunks only: all to the tail)
+        self._tail_size += added
+        self._size += added
+        if self._tail_size >= _BLOCK_SIZE:
+            self._seal()
+
+    def _keep(self, data: bytes) -> None:
+        """Store one chunk's bytes: as a block of its own when large enough, else in the tail."""
         if len(data) >= _OWN_BLOCK and type(data) is bytes:
-            # Large enough to be a block itself: kept, not copied (immutable, so safe).
+            # Kept, not copied into a join (bytes are immutable, so this is safe).
             if self._tail:
                 self._seal()
             self._size += len(data)
@@ -85,20 +108,6 @@ class ChunkLog(Log[Chunk]):
         self._size += len(data)
         if self._tail_size >= _BLOCK_SIZE:
             self._seal()
-
-    def add_many(self, offsets: list[int], times: list[float], datas: list[bytes]) -> None:
-        """Record chunks in order, as :meth:`add` for each would (one pass a column)."""
-        starts = list(accumulate(map(len, datas), initial=self._size))
-        self._at.fromlist(starts[:-1])
-        self._offset.fromlist(offsets)
-        self._time.fromlist(times)
-        added = starts[-1] - self._size
-        if added:
-            self._tail.extend(filter(None, datas))
-            self._tail_size += added
-            self._size += added
-            if self._tail_size >= _BLOCK_SIZE:
-                self._seal()
 
     @property
     def bytes_received(self) -> int:
