@@ -22,10 +22,12 @@ compactly and rebuilt on access; each behaves as a read-only sequence
 (``len``, ``[i]`` with negative indices and slices, iteration, ``==`` against a
 list) plus ``append``:
 
-- :class:`ChunkLog` (:mod:`.chunk_log`) keeps the received bytes in 64 KiB
-  blocks, with per-chunk offsets and times; ``chunks[i]`` builds the :class:`Chunk`, and
+- :class:`ChunkLog` (:mod:`.chunk_log`) keeps the received bytes in blocks (small
+  chunks joined into 64 KiB, a chunk of 2 KiB or more as it came), with per-chunk
+  offsets and times; ``chunks[i]`` builds the :class:`Chunk`, and
   ``chunks.span(start, end)`` gives any stretch of the stream.
-- :class:`FrameLog` (:mod:`.frame_log`) keeps each frame's byte span, chunk links, time and id;
+- :class:`FrameLog` (:mod:`.frame_log`) keeps each frame's byte span and time, and
+  chunk links and id once per group of frames recorded together;
   ``frames[i]`` decodes the span again (:func:`~inspector.core.sse.parse_span`).
 - :class:`EventLog` (:mod:`.event_log`) keeps each ``block.delta`` as its
   text and block index and builds the contract dict on access; other events
