@@ -36,11 +36,11 @@ import orjson
 
 from ...core.framing import FramingError, decoder_for
 from ...core.framing.eventstream import payload_span, with_payload
+from ...core.sse.lines import BOM
 from ..ledger import Context
 from .apply import Covered, RewriteError
 from .body import rewrite_body
 from .collect import FAST, Shortcuts
-from .lines import BOM
 from .outside import scan_outside_strings
 
 __all__ = ["FRAMED", "rewrite_framed"]
