@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from ahocorasick_rs import BytesAhoCorasick
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -128,6 +129,9 @@ FRAGMENTS = (
     "x" * 41 + "_password=", "a" * 38 + "_secret=", "secret_access_key=", "AWS_SECRET_ACCESS_KEY",
     "aws_session_token: ", "SessionToken", '"SessionToken": "', "session", "x" * 12 + "w+/=" * 30,
     '"', "'", "\t", ":", "hunter2-hunter2",
+    # Words taken in every casing, as a stream body holds them (found on the lowered text).
+    '"completion_tokens":12', "ToKeN=abcdefghij", "kEy: 'abcdefghijk'", "BeArEr ", "SeSsIoN",
+    "aCcOuNtKeY=" + "Ab+/" * 6, "sharedACCESSkey=", "PaSsWd=" + "q" * 9,
     " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
     "\U0001f642", "\ud800", "lorem ipsum ", "K", "\u212a", "\u017f",
 )  # fmt: skip
@@ -318,3 +322,31 @@ def test_which_literal_may_hide_another_is_the_definitions_answer(
 ) -> None:
     assert secrets._may_hide(first, other) == _hides_by_definition(first, other)
     assert secrets._may_hide(first, first) == _hides_by_definition(first, first)
+
+
+LITERAL_SETS = st.lists(LITERALS, min_size=1, max_size=6, unique=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(LITERAL_SETS, st.data())
+def test_the_literal_search_finds_every_place_an_overlapping_search_does(
+    literals: list[bytes], data: st.DataObject
+) -> None:
+    """One leftmost pass and a look inside each match = the overlapping search, in its order."""
+    pieces = st.one_of(st.sampled_from(literals), st.binary(max_size=3))
+    window = b"".join(data.draw(st.lists(pieces, max_size=40)))
+    found = secrets._Literals(tuple(literals))
+    overlapping = BytesAhoCorasick(literals).find_matches_as_indexes(window, overlapping=True)
+    assert found.hits(window) == sorted(overlapping, key=lambda hit: hit[1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_the_presence_pass_on_the_lowered_text_is_the_one_on_the_text(text: str) -> None:
+    """Words taken in every casing are looked for once, lower-cased: the same rules run."""
+    data = text.encode("ascii", "replace")
+    assert secrets._present_cased(data, data.lower()) == secrets._present_cased(data)
+    keys = secrets._present_cased(data)
+    for name, cased in secrets._CASED_BYTES.items():
+        wanted = any(literal in data for literal in cased)
+        assert wanted == (not keys.isdisjoint(secrets._PRESENCE_KEYS[name])), name
