@@ -23,6 +23,9 @@ from hypothesis import strategies as st
 from inspector.export.decoded import find_encoded_secrets
 from inspector.redact import shapes as secrets
 from inspector.redact.shapes import ALL_RULES, SecretMatch, SecretRule, find_secrets
+from inspector.redact.spellings import SecretScrubber, _base64_forms
+
+from .security.secrets_upstream import SPELLINGS
 
 
 def _reference_matches(rule: SecretRule, text: str, low: bytes) -> Iterator[re.Match[str]]:
@@ -350,3 +353,41 @@ def test_the_presence_pass_on_the_lowered_text_is_the_one_on_the_text(text: str)
     for name, cased in secrets._CASED_BYTES.items():
         wanted = any(literal in data for literal in cased)
         assert wanted == (not keys.isdisjoint(secrets._PRESENCE_KEYS[name])), name
+
+
+# The streaming scrubber tries its pattern only where a match may start
+# (``_Starts``): the same matches as the regex engine's own scan, on buffers
+# made of the secrets in every spelling, cut anywhere, among near-misses.
+SCRUB_SECRETS = st.lists(
+    st.text(alphabet='aZ9-_+/=%\\" \n\té汉\U0001f642', min_size=8, max_size=14),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SCRUB_SECRETS, st.data())
+def test_the_scrubbers_tries_find_what_its_patterns_scan_finds_and_scrub_replaces(
+    secrets_in_use: list[str], data: st.DataObject
+) -> None:
+    scrubber = SecretScrubber(secrets_in_use)
+    pieces: list[bytes] = [b"\\", b"\\\\", b"%", b"+", b"\r\n", b"\n", b"\\n", b"\\\\r\\\\n"]
+    for secret in secrets_in_use:
+        for spell in SPELLINGS.values():
+            pieces.append(spell(secret).encode("utf-8", "surrogatepass"))
+        # Base64 with a line break after any character (MIME wraps at any offset).
+        for form in _base64_forms(secret.encode("utf-8", "surrogatepass")):
+            cut = data.draw(st.integers(1, len(form) - 1))
+            brk = data.draw(st.sampled_from([b"\n", b"\r\n", b"\\n", b"\\r\\n"]))
+            pieces.append(form[:cut] + brk + form[cut:])
+    fragments = st.one_of(st.sampled_from(pieces), st.binary(max_size=4))
+    parts = data.draw(st.lists(fragments, max_size=12))
+    buffer = b"".join(parts)
+    # Any part of a spelling: a chunk as the stream cut it.
+    start = data.draw(st.integers(0, len(buffer)))
+    buffer = buffer[start:] if data.draw(st.booleans()) else buffer
+    assert scrubber._pattern is not None
+    expected = [m.span() for m in scrubber._pattern.finditer(buffer)]
+    assert [m.span() for m in scrubber._matches(buffer, len(buffer))] == expected
+    assert scrubber.spans(buffer) == expected
+    assert scrubber.scrub(buffer) == scrubber._pattern.sub(scrubber.placeholder, buffer)
