@@ -873,13 +873,15 @@ def _lowered(windows: _Windows) -> _Windows:
     return lowered
 
 
-def _present_cased(
-    ascii_text: bytes | bytearray | str, low: bytes | bytearray | None = None
-) -> set[bytes]:
+_Low = bytes | bytearray | Callable[[], bytes | bytearray] | None
+
+
+def _present_cased(ascii_text: bytes | bytearray | str, low: _Low = None) -> set[bytes]:
     """Which of the built-in rules' presence keys (:data:`_PRESENCE_KEYS`) occur in ``ascii_text``.
 
-    ``low`` is ``ascii_text`` lower-cased, where the caller has it. A ``str``
-    (ASCII only) is read a window at a time, never copied whole.
+    ``low`` is ``ascii_text`` lower-cased, where the caller has it, or what
+    makes it once the text as written has been read (a copy lowered in
+    place). A ``str`` (ASCII only) is read a window at a time, never copied whole.
     """
     windows: _Windows
     if isinstance(ascii_text, str):
@@ -903,7 +905,7 @@ def _present_cased(
     if low is None:
         found |= _present(_FOLDED_LONG, _lowered(windows))
     else:
-        low_view = memoryview(low)
+        low_view = memoryview(low() if callable(low) else low)
         found |= _present(_FOLDED_LONG, lambda overlap: _view_windows(low_view, overlap))
     return found
 
@@ -949,7 +951,7 @@ def _ascii_lower(text: str) -> bytes | bytearray:
 
 
 def _may_match(
-    rules: tuple[SecretRule, ...], data: bytes | bytearray | str, low: bytes | bytearray | None
+    rules: tuple[SecretRule, ...], data: bytes | bytearray | str, low: _Low
 ) -> list[SecretRule]:
     """The built-in ``rules`` one of whose case-kept literals is in ``data`` (lowered: ``low``)."""
     present = _present_cased(data, low)
@@ -982,10 +984,10 @@ def find_secrets(text: str, rules: Iterable[SecretRule] = ALL_RULES) -> list[Sec
         else:
             data = _ascii(text)
             if isinstance(data, bytearray):
-                # (A long text not ASCII: its lowered copy is made in place,
-                # once the text as written is read.)
-                running = _may_match(rules, data, None)
-                low = _lower_in_place(data)
+                # (A long text not ASCII: its copy is lowered in place, once
+                # the text as written is read.)
+                running = _may_match(rules, data, functools.partial(_lower_in_place, data))
+                low = data
             else:
                 low = data.lower()
                 if len(data) < _TRY_WHOLE_BELOW and not _ANY_FOLDED.find_matches_as_indexes(low):
