@@ -16,12 +16,16 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from ahocorasick_rs import BytesAhoCorasick
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.export.decoded import find_encoded_secrets
 from inspector.redact import shapes as secrets
 from inspector.redact.shapes import ALL_RULES, SecretMatch, SecretRule, find_secrets
+from inspector.redact.spellings import SecretScrubber, _base64_forms
+
+from .security.secrets_upstream import SPELLINGS
 
 
 def _reference_matches(rule: SecretRule, text: str, low: bytes) -> Iterator[re.Match[str]]:
@@ -128,6 +132,9 @@ FRAGMENTS = (
     "x" * 41 + "_password=", "a" * 38 + "_secret=", "secret_access_key=", "AWS_SECRET_ACCESS_KEY",
     "aws_session_token: ", "SessionToken", '"SessionToken": "', "session", "x" * 12 + "w+/=" * 30,
     '"', "'", "\t", ":", "hunter2-hunter2",
+    # Words taken in every casing, as a stream body holds them (found on the lowered text).
+    '"completion_tokens":12', "ToKeN=abcdefghij", "kEy: 'abcdefghijk'", "BeArEr ", "SeSsIoN",
+    "aCcOuNtKeY=" + "Ab+/" * 6, "sharedACCESSkey=", "PaSsWd=" + "q" * 9,
     " ", "  ", "\n", "-", "_", ".", "=", "/", "+", "*", "x", "9", "Z", "\0", "\xff", "é", "汉字",
     "\U0001f642", "\ud800", "lorem ipsum ", "K", "\u212a", "\u017f",
 )  # fmt: skip
@@ -318,3 +325,69 @@ def test_which_literal_may_hide_another_is_the_definitions_answer(
 ) -> None:
     assert secrets._may_hide(first, other) == _hides_by_definition(first, other)
     assert secrets._may_hide(first, first) == _hides_by_definition(first, first)
+
+
+LITERAL_SETS = st.lists(LITERALS, min_size=1, max_size=6, unique=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(LITERAL_SETS, st.data())
+def test_the_literal_search_finds_every_place_an_overlapping_search_does(
+    literals: list[bytes], data: st.DataObject
+) -> None:
+    """One leftmost pass and a look inside each match = the overlapping search, in its order."""
+    pieces = st.one_of(st.sampled_from(literals), st.binary(max_size=3))
+    window = b"".join(data.draw(st.lists(pieces, max_size=40)))
+    found = secrets._Literals(tuple(literals))
+    overlapping = BytesAhoCorasick(literals).find_matches_as_indexes(window, overlapping=True)
+    assert found.hits(window) == sorted(overlapping, key=lambda hit: hit[1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_the_presence_pass_on_the_lowered_text_is_the_one_on_the_text(text: str) -> None:
+    """Words taken in every casing are looked for once, lower-cased: the same rules run."""
+    data = text.encode("ascii", "replace")
+    assert secrets._present_cased(data, data.lower()) == secrets._present_cased(data)
+    keys = secrets._present_cased(data)
+    for name, cased in secrets._CASED_BYTES.items():
+        wanted = any(literal in data for literal in cased)
+        assert wanted == (not keys.isdisjoint(secrets._PRESENCE_KEYS[name])), name
+
+
+# The streaming scrubber tries its pattern only where a match may start
+# (``_Starts``): the same matches as the regex engine's own scan, on buffers
+# made of the secrets in every spelling, cut anywhere, among near-misses.
+SCRUB_SECRETS = st.lists(
+    st.text(alphabet='aZ9-_+/=%\\" \n\té汉\U0001f642', min_size=8, max_size=14),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SCRUB_SECRETS, st.data())
+def test_the_scrubbers_tries_find_what_its_patterns_scan_finds_and_scrub_replaces(
+    secrets_in_use: list[str], data: st.DataObject
+) -> None:
+    scrubber = SecretScrubber(secrets_in_use)
+    pieces: list[bytes] = [b"\\", b"\\\\", b"%", b"+", b"\r\n", b"\n", b"\\n", b"\\\\r\\\\n"]
+    for secret in secrets_in_use:
+        for spell in SPELLINGS.values():
+            pieces.append(spell(secret).encode("utf-8", "surrogatepass"))
+        # Base64 with a line break after any character (MIME wraps at any offset).
+        for form in _base64_forms(secret.encode("utf-8", "surrogatepass")):
+            cut = data.draw(st.integers(1, len(form) - 1))
+            brk = data.draw(st.sampled_from([b"\n", b"\r\n", b"\\n", b"\\r\\n"]))
+            pieces.append(form[:cut] + brk + form[cut:])
+    fragments = st.one_of(st.sampled_from(pieces), st.binary(max_size=4))
+    parts = data.draw(st.lists(fragments, max_size=12))
+    buffer = b"".join(parts)
+    # Any part of a spelling: a chunk as the stream cut it.
+    start = data.draw(st.integers(0, len(buffer)))
+    buffer = buffer[start:] if data.draw(st.booleans()) else buffer
+    assert scrubber._pattern is not None
+    expected = [m.span() for m in scrubber._pattern.finditer(buffer)]
+    assert [m.span() for m in scrubber._matches(buffer, len(buffer))] == expected
+    assert scrubber.spans(buffer) == expected
+    assert scrubber.scrub(buffer) == scrubber._pattern.sub(scrubber.placeholder, buffer)

@@ -38,8 +38,10 @@ from __future__ import annotations
 import base64
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
+
+from ahocorasick_rs import BytesAhoCorasick
 
 __all__ = ["MIN_SECRET", "PLACEHOLDER", "SecretScrubber", "encoded_forms"]
 
@@ -181,6 +183,89 @@ def encoded_forms(secret: str) -> tuple[str, set[int], set[int], int]:
     return "|".join(patterns), alphabet, starts, longest
 
 
+def _first_spellings(char: str) -> list[bytes]:
+    """How a spelling of ``char`` (:func:`_char_forms`) begins, lower-cased.
+
+    Its raw bytes; ``%`` and ``\\`` (URL and JSON escapes, looked at by
+    :func:`_anchors` in full); ``+`` for a space.
+    """
+    heads = [char.encode("utf-8", "surrogatepass").lower(), b"%", b"\\"]
+    if char == " ":
+        heads.append(b"+")
+    return heads
+
+
+def _anchors(secret: str) -> tuple[list[bytes], list[bytes], list[bytes]]:
+    """Literals one of which every match of ``secret``'s spellings starts with.
+
+    ``(folded, escaped, cased)``: ``folded`` are looked for in the lower-cased
+    text (the first character as it is, followed by how the second begins;
+    the first character URL-escaped); ``escaped`` too, but the match may
+    start at the escaped backslashes before them (JSON escapes); ``cased``
+    in the text as it is (the base64 forms' first character, then the
+    second or a line break).
+    """
+    raw = secret.encode("utf-8", "surrogatepass")
+    first = secret[0].encode("utf-8", "surrogatepass")
+    folded = [first.lower() + head for head in _first_spellings(secret[1])]
+    folded.append(b"".join(b"%%%02x" % byte for byte in first)[:3])
+    if secret[0] == " ":
+        folded.append(b"+")
+    code = ord(secret[0])
+    unit = code if code < 0x10000 else 0xD800 + ((code - 0x10000) >> 10)
+    escaped = [b"\\u%04x" % unit]
+    if secret[0] in _JSON_SHORT:
+        escaped.append(_JSON_SHORT[secret[0]].encode())
+    cased = [
+        form[:1] + follow
+        for form in _base64_forms(raw)
+        for follow in (form[1:2], b"\r", b"\n", b"\\")
+    ]
+    return folded, escaped, cased
+
+
+class _Starts:
+    """Where a match of any secret's spellings may start in a buffer: a superset, sorted.
+
+    The combined pattern has no literal prefix (each character has several
+    spellings), so the regex engine tries it at every byte; these literals,
+    found in one C pass, give it the only places worth a try.
+    """
+
+    __slots__ = ("cased", "escaped", "folded", "n_folded")
+
+    def __init__(self, secrets: list[str]) -> None:
+        folded: set[bytes] = set()
+        escaped: set[bytes] = set()
+        cased: set[bytes] = set()
+        for secret in secrets:
+            f, e, c = _anchors(secret)
+            folded.update(f)
+            escaped.update(e)
+            cased.update(c)
+        folded_list = sorted(folded) + sorted(escaped - folded)
+        self.n_folded = len(folded)
+        self.folded = BytesAhoCorasick(folded_list)
+        self.escaped = frozenset(range(self.n_folded, len(folded_list)))
+        self.cased = BytesAhoCorasick(sorted(cased))
+
+    def positions(self, buffer: bytes) -> list[int]:
+        """Every place a match may start in ``buffer``, sorted."""
+        places: set[int] = set()
+        low = buffer.lower()
+        for index, start, _ in self.folded.find_matches_as_indexes(low, overlapping=True):
+            places.add(start)
+            if index in self.escaped:
+                # An escape's backslash may itself be escaped, up to 8 in all.
+                back = start
+                while back > 0 and start - back < _MAX_BACKSLASHES - 1 and low[back - 1] == 92:
+                    back -= 1
+                    places.add(back)
+        for _, start, _ in self.cased.find_matches_as_indexes(buffer, overlapping=True):
+            places.add(start)
+        return sorted(places)
+
+
 class SecretScrubber:
     """Replaces every encoded form of the given secrets in a byte stream."""
 
@@ -196,6 +281,7 @@ class SecretScrubber:
         self._tail = b""
         self._hold = 0
         self._pattern: re.Pattern[bytes] | None = None
+        self._places: _Starts | None = None
         if not kept:
             return
         # Longest secrets first: one that contains another is replaced whole.
@@ -211,6 +297,7 @@ class SecretScrubber:
             self._hold = max(self._hold, longest - 1)
         # Latin-1 maps each byte to one char, so the str patterns work on bytes.
         self._pattern = re.compile("|".join(patterns).encode("latin-1"), re.DOTALL)
+        self._places = _Starts(kept)
         # Bytes that can occur in a match -> b"a", all others -> b"\n": then the
         # last b"\n" is the last byte no match can contain.
         self._inside = bytes(ord("a") if b in alphabet else ord("\n") for b in range(256))
@@ -235,13 +322,24 @@ class SecretScrubber:
         """``data`` with every form of every secret replaced (a whole buffer; stateless)."""
         if self._pattern is None:
             return data
-        return self._pattern.sub(self.placeholder, data)
+        if b"\\" in self.placeholder:  # (a template to ``re.sub``: kept as it was read)
+            return self._pattern.sub(self.placeholder, data)
+        out: list[bytes] = []
+        position = 0
+        for match in self._matches(data, len(data)):
+            out.append(data[position : match.start()])
+            out.append(self.placeholder)
+            position = match.end()
+        if not out:
+            return data
+        out.append(data[position:])
+        return b"".join(out)
 
     def spans(self, data: bytes) -> list[tuple[int, int]]:
         """Where a form of a secret is in ``data`` (a whole buffer): ``(start, end)``, in order."""
         if self._pattern is None:
             return []
-        return [m.span() for m in self._pattern.finditer(data)]
+        return [m.span() for m in self._matches(data, len(data))]
 
     def which(self, spelled: bytes) -> str | None:
         """The secret that ``spelled`` (one of :meth:`spans`) is a form of."""
@@ -285,9 +383,7 @@ class SecretScrubber:
         safe = self._safe_end(buffer)
         out: list[bytes] = []
         position = 0
-        for match in self._pattern.finditer(buffer):
-            if match.start() >= safe:
-                break
+        for match in self._matches(buffer, safe):
             out.append(buffer[position : match.start()])
             out.append(self.placeholder)
             position = match.end()
@@ -295,6 +391,24 @@ class SecretScrubber:
         out.append(buffer[position:end])
         self._tail = buffer[end:]
         return b"".join(out)
+
+    def _matches(self, buffer: bytes, before: int) -> Iterator[re.Match[bytes]]:
+        """``self._pattern.finditer(buffer)``'s matches that start before ``before``.
+
+        The pattern is tried only where :class:`_Starts` says a match may
+        start: at each, the match the engine's own scan would find there (no
+        spelling matches an empty string).
+        """
+        assert self._pattern is not None and self._places is not None
+        cursor = 0
+        for at in self._places.positions(buffer):
+            if at >= before:
+                return
+            if at >= cursor:
+                match = self._pattern.match(buffer, at)
+                if match is not None:
+                    yield match
+                    cursor = match.end()
 
     def flush(self) -> bytes:
         """The end of the stream: whatever is still held back, scrubbed."""
