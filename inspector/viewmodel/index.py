@@ -44,6 +44,7 @@ from typing import Any, Final
 
 import orjson
 
+from ..core.choices import key_of
 from ..core.invariants import check_invariants
 from ..core.trace import Trace
 from .buffers import BlockInfo
@@ -384,23 +385,11 @@ class TraceIndex:
         return len(self.choices) > 1
 
 
-#: Bits of a block's key that hold its place within its choice (the core keys blocks so too).
-CHOICE_SHIFT: Final = 32
-#: Choice numbers read from an event (the APIs allow 128 at most).
-MAX_CHOICES: Final = 1024
-
-
 def block_key(ref: Mapping[str, Any]) -> int | None:
-    """One int naming a block across choices: its ``index`` alone without ``choice``
-    (and for choice 0), else ``choice << CHOICE_SHIFT | index``; None for a ref that
-    names no block (a ``choice`` or ``index`` that is no number in range)."""
-    index = ref.get("index")
-    if type(index) is not int or not 0 <= index < 1 << CHOICE_SHIFT:
-        return None
-    choice = ref.get("choice", 0)
-    if type(choice) is not int or not 0 <= choice < MAX_CHOICES:
-        return None
-    return choice << CHOICE_SHIFT | index
+    """The int the core names a block by (:func:`~inspector.core.choices.key_of`: its
+    ``index``, with its choice above it); None for a ref that names no block."""
+    key = key_of(ref)
+    return key if type(key) is int and 0 <= key < 1 << 64 else None
 
 
 def _is_json_document(text: str) -> bool:

@@ -13,11 +13,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from inspector.core.choices import CHOICE_SHIFT
 from inspector.core.trace import Trace
 from inspector.tui import InspectorApp
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.widgets.blocks import BlocksPane, BlockView
-from inspector.viewmodel.index import CHOICE_SHIFT, TraceIndex, block_key
+from inspector.viewmodel.index import TraceIndex, block_key
 
 from .helpers import panes, plain
 from .scripted import scripted_trace
@@ -92,7 +93,6 @@ def test_a_block_key_is_one_int_per_choice_and_index(choice: int, index: int) ->
 
 @given(
     st.one_of(
-        st.none(),
         st.booleans(),
         st.floats(),
         st.text(),
