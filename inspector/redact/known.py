@@ -21,7 +21,7 @@ import orjson
 from .digests import DigestMatcher
 from .shapes import placeholder
 from .sources import value_secrets
-from .spellings import MIN_SECRET, SecretScrubber
+from .spellings import MIN_SECRET, SecretScrubber, scrub_strings
 
 __all__ = ["MAX_KNOWN", "KnownValues", "remove_known_values"]
 
@@ -88,13 +88,7 @@ class KnownValues:
 
     def clean_value(self, value: Any) -> Any:
         """A JSON-like value with :meth:`clean` applied to every string, keys too."""
-        if isinstance(value, str):
-            return self.clean(value)
-        if isinstance(value, dict):
-            return {self.clean(str(k)): self.clean_value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.clean_value(v) for v in value]
-        return value
+        return scrub_strings(value, self.clean)
 
 
 def _taken_apart(known: Mapping[str, str]) -> dict[str, str]:

@@ -34,7 +34,7 @@ from .sources import (
     typed_header_secrets,
     url_secrets,
 )
-from .spellings import MIN_SECRET, SecretScrubber
+from .spellings import MIN_SECRET, SecretScrubber, scrub_strings
 
 __all__ = ["DIGEST_SCHEME", "REDACTED", "SecretSet", "digest", "mask_shapes", "warm_up"]
 
@@ -152,13 +152,7 @@ class SecretSet:
 
     def clean_value(self, value: Any) -> Any:
         """A JSON-like value with :meth:`clean` applied to every string, keys too."""
-        if isinstance(value, str):
-            return self.clean(value)
-        if isinstance(value, dict):
-            return {self.clean(str(k)): self.clean_value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.clean_value(v) for v in value]
-        return value
+        return scrub_strings(value, self.clean)
 
     def digests(self, key: bytes | None = None) -> dict[str, Any]:
         """What the capture header keeps so a later export finds the same values

@@ -38,12 +38,12 @@ from __future__ import annotations
 import base64
 import copy
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
 from ahocorasick_rs import BytesAhoCorasick
 
-__all__ = ["MIN_SECRET", "PLACEHOLDER", "SecretScrubber", "encoded_forms"]
+__all__ = ["MIN_SECRET", "PLACEHOLDER", "SecretScrubber", "encoded_forms", "scrub_strings"]
 
 #: Shorter secrets are refused: scrubbing them would hit ordinary text.
 MIN_SECRET: Final = 8
@@ -437,3 +437,14 @@ class SecretScrubber:
             if buffer[window_start + index] in self._starts:
                 return window_start + index
         return len(buffer)
+
+
+def scrub_strings(value: Any, clean: Callable[[str], str]) -> Any:
+    """A JSON-like value with ``clean`` applied to every string in it, keys too."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(str(k)): scrub_strings(v, clean) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_strings(v, clean) for v in value]
+    return value
