@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import orjson
 
 from .names import is_credential_name, is_secret_header, name_words
+from .shapes import SECRET_RULES, find_secrets
 
 __all__ = [
     "NOT_SECRET_HEADERS",
@@ -149,6 +150,7 @@ def url_secrets(url: str) -> Found:
                 yield "url-userinfo", value
                 yield "url-userinfo", unquote(value)
     yield from _query_pairs(parts.query)
+    yield from _shaped(unquote(parts.path))  # a key sent as the model in the path
 
 
 def _json_fields(value: Any) -> Found:
@@ -162,10 +164,23 @@ def _json_fields(value: Any) -> Found:
             for key, inner in item.items():
                 if isinstance(inner, str) and isinstance(key, str) and is_credential_name(key):
                     yield f"body:{key.lower()}", inner
+                elif isinstance(inner, str):
+                    yield from _shaped(inner)
                 elif isinstance(inner, Mapping | list):
                     stack.append(inner)
         elif isinstance(item, list):
-            stack.extend(item)
+            for inner in item:
+                if isinstance(inner, str):
+                    yield from _shaped(inner)
+                else:
+                    stack.append(inner)
+
+
+def _shaped(value: str) -> Found:
+    """The secrets a value of any field holds by their shape (a key sent as ``model``
+    is echoed in the server's error about that model)."""
+    for match in find_secrets(value, SECRET_RULES):
+        yield f"body-shape:{match.rule}", value[match.start : match.end]
 
 
 def body_secrets(body: Any) -> Found:

@@ -159,3 +159,35 @@ def test_the_command_line_refuses_base_url_userinfo_and_never_prints_it() -> Non
     assert result.returncode == 2, result.stderr
     assert "credentials in the URL are not allowed" in result.stderr
     assert URL_PASSWORD not in result.stdout + result.stderr
+
+
+# -- a value shaped like a secret, in any field of the request -----------------------
+
+SHAPED_KEYS = [
+    "AIzaSyD3x4mPl9QwErTy1uIoPaSdFgHjKlZxCvB",  # Google API key
+    "sk-proj-T3stOnlyAbCdEfGhIjKlMnOpQrStUvWxYz0123456789",  # OpenAI project key
+    "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5",  # GitHub token
+]
+
+
+@pytest.mark.parametrize("key", SHAPED_KEYS)
+def test_a_key_sent_as_the_model_is_scrubbed_where_the_server_echoes_it(key: str) -> None:
+    # A key pasted into --model reaches the server, whose error names the model.
+    body = {"model": key, "messages": [{"role": "user", "content": "hi"}]}
+    secrets = SecretSet.for_request(url="https://api.example.com/v1/chat", body=body)
+    echo = f'{{"error": {{"message": "The model `{key}` does not exist"}}}}'
+    assert key not in secrets.scrubber().scrub_text(echo)
+
+
+@pytest.mark.parametrize("key", SHAPED_KEYS)
+def test_a_key_in_the_url_path_is_scrubbed_where_the_server_echoes_it(key: str) -> None:
+    url = f"https://generativelanguage.googleapis.com/v1beta/models/{key}:streamGenerateContent"
+    secrets = SecretSet.for_request(url=url)
+    assert key not in secrets.scrubber().scrub_text(f"models/{key} is not found")
+
+
+def test_ordinary_field_values_are_not_secrets() -> None:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say hi"}]}
+    assert (
+        len(SecretSet.for_request(url="https://api.openai.com/v1/chat/completions", body=body)) == 0
+    )
