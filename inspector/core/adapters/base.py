@@ -308,10 +308,8 @@ def _flat_error(parsed: Mapping[str, Any], status: int, error_type: str | None) 
     if not isinstance(message, str) or not message:
         return None
     code = _aws_code(error_type) or _aws_code(parsed.get("__type"))
-    category = category_for(code, status) if code is not None else category_for(None, status)
-    if category == "unknown":
-        category = category_for(None, status)
-    return Fail(category, code if code is not None else status, f"HTTP {status}: {message}")
+    # A code the table does not know falls back to the status (category_for's rule).
+    return Fail(category_for(code, status), code or status, f"HTTP {status}: {message}")
 
 
 def error_from_body(status: int, body: bytes, error_type: str | None = None) -> Fail:

@@ -56,6 +56,7 @@ __all__ = [
     "FINAL_SIGNALS",
     "STOP_REASONS",
     "BedrockConverseAdapter",
+    "BedrockHttpErrors",
     "bedrock_http_error",
     "exception_fail",
     "normalize_usage",
@@ -182,14 +183,18 @@ def bedrock_http_error(status: int, body: bytes, error_type: str | None) -> Fail
     return fail
 
 
-class BedrockConverseAdapter(Adapter):
-    """ConverseStream events to actions; see the module's final-signal table."""
-
-    provider = "bedrock-converse"
+class BedrockHttpErrors:
+    """What every Bedrock adapter answers an HTTP error with (:func:`bedrock_http_error`)."""
 
     def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
         """Bedrock's error body names only a message; its code comes in a header."""
         return bedrock_http_error(status, body, error_type)
+
+
+class BedrockConverseAdapter(BedrockHttpErrors, Adapter):
+    """ConverseStream events to actions; see the module's final-signal table."""
+
+    provider = "bedrock-converse"
 
     def __init__(self) -> None:
         self.started = False

@@ -58,7 +58,7 @@ import orjson
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
 from ..sse import Frame
 from .base import Adapter, int_or_none, json_problem
-from .bedrock_converse import BedrockConverseAdapter, bedrock_http_error
+from .bedrock_converse import BedrockConverseAdapter, BedrockHttpErrors
 from .fields import IGNORED, READ, FieldAccount, FieldTable, Shape
 
 __all__ = [
@@ -241,7 +241,7 @@ def _usage(inputs: int | None, outputs: int | None, metrics: Any) -> dict[str, A
     return {"input_tokens": inputs, "output_tokens": outputs, "raw": raw}
 
 
-class _OneTextAdapter(Adapter):
+class _OneTextAdapter(BedrockHttpErrors, Adapter):
     """One text block (index 0), opened by the first text and closed by the final reason."""
 
     family: ClassVar[Family]
@@ -251,10 +251,6 @@ class _OneTextAdapter(Adapter):
         super().__init_subclass__(**kwargs)
         cls.family = family
         cls.provider = family.name
-
-    def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
-        """As Converse's: the code a Bedrock error names in its header sets the category."""
-        return bedrock_http_error(status, body, error_type)
 
     def __init__(self) -> None:
         self.started = False
@@ -363,7 +359,7 @@ def _converse_usage(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "usage": renamed}
 
 
-class BedrockNovaAdapter(Adapter):
+class BedrockNovaAdapter(BedrockHttpErrors, Adapter):
     """Amazon Nova on Bedrock invoke: each object is ``{<Converse event>: payload}``.
 
     The event is handed to :class:`~.bedrock_converse.BedrockConverseAdapter`
@@ -372,10 +368,6 @@ class BedrockNovaAdapter(Adapter):
     """
 
     provider = "bedrock-nova"
-
-    def http_error(self, status: int, body: bytes, error_type: str | None = None) -> Fail:
-        """As Converse's: the code a Bedrock error names in its header sets the category."""
-        return bedrock_http_error(status, body, error_type)
 
     def __init__(self) -> None:
         self.converse = BedrockConverseAdapter()
