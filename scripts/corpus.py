@@ -140,10 +140,7 @@ def streams_of(path: Path, scratch: Path) -> Iterator[Stream]:
     if not cassette:
         yield check_one(path, str(path))
         return
-    try:
-        from inspector.importer import import_files
-    except ImportError:  # (where it lived before)
-        from inspector.interop.importer import import_files  # type: ignore[no-redef]
+    from inspector.importer import import_files
 
     out = Path(tempfile.mkdtemp(dir=scratch))
     try:
