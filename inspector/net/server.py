@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar, Final, Self
 
@@ -59,7 +60,7 @@ def start_in_thread(server: Any, target: Callable[[], object], name: str) -> thr
     return thread
 
 
-class BackgroundServer:
+class BackgroundServer(ABC):
     """A uvicorn ``server`` on its own ``socket``, run in the foreground or (``start``,
     ``stop``, or as a context manager) in a background thread.
 
@@ -83,9 +84,9 @@ class BackgroundServer:
         self.url = f"http://{shown}:{bound_port}"
         self.port = bound_port
 
+    @abstractmethod
     def _serve(self) -> None:
         """Serve until :meth:`shutdown`: the background thread's body."""
-        raise NotImplementedError
 
     def shutdown(self) -> None:
         """Ask the server to return (streams still open get a moment to finish)."""
