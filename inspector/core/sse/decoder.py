@@ -199,16 +199,21 @@ class FrameDecoder:
             if len(self._buf) > self.max_line:
                 self.error = FrameTooLarge("line", len(self._buf), self.max_line, self._buf_start)
             return []
+        # The segment is the held partial line and the chunk. It is split as the chunk's
+        # lines, the held line joined to the first: copying a whole chunk to join it to
+        # the bytes held before costs about half what splitting it does.
+        lines = chunk.split(b"\n")
         if self._buf:
-            segment = b"".join((self._buf, chunk))
+            size = len(self._buf) + len(chunk)
+            lines[0] = b"".join((self._buf, lines[0]))
             seg_start = self._buf_start
             first_chunk = self._buf_chunk
             self._buf.clear()
         else:
-            segment = chunk
+            size = len(chunk)
             seg_start = start
             first_chunk = ci
-        out = self._lines(segment, has_cr, seg_start, first_chunk, ci, time)
+        out = self._lines(lines, size, has_cr, seg_start, first_chunk, ci, time)
         if out:
             self._last_frame = out[-1]
         return out
@@ -251,27 +256,35 @@ class FrameDecoder:
         return held, base
 
     def _lines(
-        self, segment: bytes, has_cr: bool, seg_start: int, first_chunk: int, ci: int, time: float
+        self,
+        lines: list[bytes],
+        size: int,
+        has_cr: bool,
+        seg_start: int,
+        first_chunk: int,
+        ci: int,
+        time: float,
     ) -> list[Decoded]:
-        # ``segment`` starts at a line start and ends in a line end or a partial line.
+        # ``lines``: a segment of ``size`` bytes split on LF. The segment starts at a line
+        # start and ends in a line end or a partial line.
         # Streams nearly always use one kind of line end throughout, LF or CRLF; then
         # one split on LF gives the lines (a one-byte split: splitting on b"\r\n"
         # would scan several times slower). Only a lone CR or a mix needs the regex.
         out: list[Decoded] = []
-        lines = segment.split(b"\n")
         partial = lines.pop()
+        segment = (lines, partial)  # its bytes, for the rare paths that read them (_rejoin)
         # With CRs the lines are CRLF-terminated, as the paths below need, iff each
         # has exactly one CR, as its last byte, and the partial line has none. Each
         # line is checked where it is used (_regular, _slow); from the first that
         # fails, _mixed decodes the rest of the segment.
         if has_cr and b"\r" in partial:
-            self._mixed(segment, seg_start, first_chunk, ci, time, out)
+            self._mixed(_rejoin(segment), seg_start, first_chunk, ci, time, out)
             return out
         pos = seg_start
         line_chunk = first_chunk
         done = 0  # lines decoded so far
         if self._block_start >= 0 and lines:
-            done = self._resume(lines, len(segment), has_cr, ci, time, out)
+            done = self._resume(lines, size, has_cr, ci, time, out)
             if done:
                 pos = out[-1].end
             else:
@@ -285,7 +298,7 @@ class FrameDecoder:
             line_chunk = ci
         if pos >= 0 and done < len(lines):
             rest = lines[done:] if done else lines
-            used = self._regular(rest, len(segment), has_cr, pos, line_chunk, ci, time, out)
+            used = self._regular(rest, size, has_cr, pos, line_chunk, ci, time, out)
             if used:
                 pos = out[-1].end
                 line_chunk = ci
@@ -324,7 +337,7 @@ class FrameDecoder:
         self,
         lines: list[bytes],
         cr: bool,
-        segment: bytes,
+        segment: tuple[list[bytes], bytes],
         seg_start: int,
         pos: int,
         line_chunk: int,
@@ -341,7 +354,7 @@ class FrameDecoder:
         """
         if cr:
             if not all(0 <= line.find(b"\r") == len(line) - 1 for line in lines):
-                self._mixed(segment[pos - seg_start :], pos, line_chunk, ci, time, out)
+                self._mixed(_rejoin(segment)[pos - seg_start :], pos, line_chunk, ci, time, out)
                 return -1
             lines = [line[:-1] for line in lines]
         return self._scan(lines, 1 + cr, pos, line_chunk, ci, time, out)
@@ -787,3 +800,9 @@ class FrameDecoder:
         self._event = None
         self._retry = None
         self._block_start = -1
+
+
+def _rejoin(segment: tuple[list[bytes], bytes]) -> bytes:
+    """The bytes of a segment split on LF: its complete lines and its partial last line."""
+    lines, partial = segment
+    return b"\n".join((*lines, partial))
