@@ -94,7 +94,7 @@ class ChoiceAdapter(Adapter, Generic[State]):
         return self.c.choice if self.several else None
 
     def _new_index(self) -> int:
-        """The key of the current choice's next block (:func:`~..choices.block_key`)."""
+        """The current choice's next block key (:func:`~inspector.core.choices.block_key`)."""
         index = self.c.next_index
         self.c.next_index += 1
         return block_key(index, self.c.choice)
@@ -102,6 +102,7 @@ class ChoiceAdapter(Adapter, Generic[State]):
     def _warn_once(
         self, key: str, message: str, out: list[Action], code: str = "unknown_field"
     ) -> None:
+        """``Ignore(message, code)``, the first time ``key`` comes up in the stream."""
         if key not in self.warned:
             self.warned.add(key)
             out.append(Ignore(message, code))
