@@ -103,6 +103,14 @@ class BlockInfo:
         """How many of the events that built this block exist among the first ``k``."""
         return bisect_left(self.events, k)
 
+    def built_span(self, k: int) -> tuple[int, int, int] | None:
+        """The events that built this block among the first ``k``, as the panes number them
+        (from 1): ``(how many, the first, the last)``; None before the first."""
+        built = bisect_left(self.events, k)
+        if not built:
+            return None
+        return built, self.events[0] + 1, self.events[built - 1] + 1
+
     def arguments_check(self) -> tuple[bool, str | None]:
         """Parse the whole content as JSON (only ever asked once the block closed)."""
         if self.parsed is None:

@@ -80,6 +80,21 @@ def test_block_text_grows_fragment_by_fragment_and_shrinks_back() -> None:
     ]  # fmt: skip
 
 
+def test_the_events_that_built_a_block_are_numbered_as_a_replay_counts_them() -> None:
+    trace = scripted_trace(TOOL_STREAM)
+    index = TraceIndex(trace)
+    events = list(trace.events)
+    for block in (0, 1):
+        for k in range(index.n_events + 1):
+            numbers = [
+                n + 1
+                for n, e in enumerate(events[:k])
+                if e["type"].startswith("block.") and e["block"]["index"] == block
+            ]
+            expected = (len(numbers), numbers[0], numbers[-1]) if numbers else None
+            assert index.blocks[block].built_span(k) == expected, (block, k)
+
+
 def test_only_the_tail_of_a_long_text_is_returned_with_the_count_left_out() -> None:
     frames = [[["start"], ["open", 0, "text"]]] + [[["delta", 0, "text", "abcd"]]] * 10
     index = TraceIndex(scripted_trace(frames))

@@ -4,8 +4,8 @@ Every data frame is one ``GenerateContentResponse``. Gemini has no end marker
 and no block events: a part of one kind continues the block of that kind, and
 the frame that carries ``finishReason`` is the only proof that the response
 is complete. Several candidates (``candidateCount > 1``, v1.1) each have their
-own blocks (:class:`CandidateState`, carrying ``choice``); the stream ends at
-the frame that ends the last candidate that started (:mod:`.several`).
+own blocks (:class:`CandidateState`, carrying ``choice``; :mod:`.per_choice`); the
+stream ends at the frame that ends the last candidate that started (:mod:`.several`).
 
 Final signals
 -------------
@@ -51,10 +51,10 @@ from typing import Any, Final
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Fail, Finish, Ignore, OpenBlock, Start
-from ..choices import block_key, choice_number
+from ..choices import choice_number
 from ..sse import Frame
 from . import several
-from .base import Adapter, Lane, fail_from_error_object, json_problem
+from .base import Lane, fail_from_error_object, json_problem
 from .fields import FieldAccount
 from .gemini_args import ArgsWriter, parse_json_path
 from .gemini_tables import (
@@ -70,6 +70,7 @@ from .gemini_tables import (
     SHARED_NUMBERS,
     normalize_usage,
 )
+from .per_choice import ChoiceAdapter, ChoiceState
 from .plain import Last, Plain, Shape
 
 __all__ = [
@@ -119,48 +120,33 @@ PLAIN: Final = Plain(
 """What a plain response is (see :mod:`.plain`): the fast path's one description."""
 
 
-class CandidateState:
+class CandidateState(ChoiceState):
     """What the adapter keeps of one candidate: its blocks and its finishReason."""
 
-    __slots__ = (
-        "choice",
-        "client_calls",
-        "finish_reason",
-        "next_index",
-        "produced",
-        "streaming",
-        "text_block",
-    )  # fmt: skip
+    __slots__ = ("client_calls", "produced", "streaming", "text_block")
 
     def __init__(self, choice: int) -> None:
-        self.choice = choice
-        self.next_index = 0  # the next block's place within the candidate
+        super().__init__(choice)
         self.text_block: tuple[bool, int] | None = None  # (is thought, block key)
         self.streaming: tuple[int, str, ArgsWriter] | None = None  # (block, name, writer)
         self.client_calls = 0
         self.produced = False  # text, a call or an opaque part: something beyond reasoning
-        self.finish_reason: str | None = None
 
 
-class GeminiAdapter(Adapter):
+class GeminiAdapter(ChoiceAdapter[CandidateState]):
     """``GenerateContentResponse`` frames to actions; see the module's final-signal table."""
 
     provider = "gemini"
     plain_frames = PLAIN
+    choice_word = "candidate"
 
     def __init__(self) -> None:
+        super().__init__(CandidateState)  # each candidate's blocks (v1.1)
         self.started = False
-        # Each candidate's blocks (v1.1); ``c`` is the candidate being read.
-        self.first = CandidateState(0)
-        self.c = self.first
-        self.states: dict[int, CandidateState] = {0: self.first}
-        self.seen: set[int] = set()  # candidates a response carried
         self.ends: dict[int, tuple[str, str]] = {}  # candidate -> (finish_reason, raw)
-        self.several = False  # blocks carry ``choice`` (the stream has several candidates)
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
-        self.warned: set[str] = set()
         self.fields = FieldAccount(RESPONSE_FIELDS)
         self.vertex = False  # Vertex numbers its enums apart from the Gemini API
 
@@ -294,22 +280,13 @@ class GeminiAdapter(Adapter):
                     self._each_candidate(candidate, frame, out)
 
     def _each_candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        index = candidate.get("index")
-        if (index is None or (type(index) is int and index == 0)) and 0 in self.seen:
-            number, state = 0, self.first  # nearly every candidate: 0, already seen
-        else:
-            found = choice_number(index)
-            if found is None:
-                what = f"frame {frame.index}: a candidate whose index {several.shown(index)}"
-                self._warn_once("candidate", f"{what} is not a candidate number; skipped", out)
-                return
-            number = found
-            self._started(number, frame, out)
-            state = self.states[number]
-        self.c = state
+        state = self._enter(candidate.get("index"), frame, out)
+        if state is None:
+            return
         if state.finish_reason is None:
             self._candidate(candidate, frame, out)
         elif self.several and candidate.get("content"):
+            number = state.choice
             self._warn_once(
                 f"after:{number}",
                 f"frame {frame.index}: candidate {number} sent content after its finishReason; "
@@ -317,26 +294,6 @@ class GeminiAdapter(Adapter):
                 out,
                 "after_choice_end",
             )
-
-    def _started(self, number: int, frame: Frame, out: list[Action]) -> None:
-        """Candidate ``number`` is in a response: it has started (once)."""
-        if number not in self.seen:
-            self.seen.add(number)
-            if number not in self.states:
-                self.states[number] = CandidateState(number)
-            if number and not self.several:
-                self._several(frame, out, number)
-
-    def _several(self, frame: Frame, out: list[Action], number: int) -> None:
-        """A second candidate (``number``): from now on blocks carry ``choice`` (v1.1)."""
-        self.several = True
-        warning = several.late_choice(number, frame.index, self.first.next_index)
-        if warning is not None:
-            out.append(warning)
-
-    def _choice_of_block(self) -> int | None:
-        """The ``choice`` a block opened now carries (None: the stream has one candidate)."""
-        return self.c.choice if self.several else None
 
     def _candidate(self, candidate: dict[str, Any], frame: Frame, out: list[Action]) -> None:
         content = candidate.get("content")
@@ -570,15 +527,3 @@ class GeminiAdapter(Adapter):
         if self.c.text_block is not None:
             out.append(CloseBlock(self.c.text_block[1]))
             self.c.text_block = None
-
-    def _new_index(self) -> int:
-        index = self.c.next_index
-        self.c.next_index += 1
-        return block_key(index, self.c.choice)
-
-    def _warn_once(
-        self, key: str, message: str, out: list[Action], code: str = "unknown_field"
-    ) -> None:
-        if key not in self.warned:
-            self.warned.add(key)
-            out.append(Ignore(message, code))

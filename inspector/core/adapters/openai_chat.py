@@ -31,9 +31,10 @@ Mistral sends them, is told by its ``id``). Text-like blocks follow one
 another: a new kind closes the previous one.
 
 Several choices (``n > 1``, v1.1): each ``choices[].index`` has its own blocks
-(:class:`ChoiceState`), which carry ``choice``; ``stream.done`` at ``[DONE]``
-lists each choice's end, and ``[DONE]`` while a choice that started has no
-``finish_reason`` is ``failed`` / ``protocol_error`` naming it (:mod:`.several`).
+(:class:`ChatChoiceState`; :mod:`.per_choice`), which carry ``choice``;
+``stream.done`` at ``[DONE]`` lists each choice's end, and ``[DONE]`` while a
+choice that started has no ``finish_reason`` is ``failed`` / ``protocol_error``
+naming it (:mod:`.several`).
 
 v1.1: ``content`` as an array of ``text`` / ``thinking`` chunks (Mistral) →
 text and reasoning blocks; ``executed_tools`` (Groq's server-run tools) →
@@ -52,10 +53,9 @@ from typing import Any, Final
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
-from ..choices import block_key, choice_number
 from ..sse import Frame
 from . import several
-from .base import Adapter, Lane, fail_from_error_object, json_problem
+from .base import Lane, fail_from_error_object, json_problem
 from .dialects import Dialect, by_field, by_host, by_model, merged
 from .fields import Shape as FieldShape
 from .fields import unread_paths, unread_warning
@@ -68,6 +68,7 @@ from .openai_chat_tables import (
     TEXT_FIELDS,
 )
 from .openai_chat_usage import choice_usage, normalize_usage
+from .per_choice import ChoiceAdapter, ChoiceState
 from .plain import Each, Last, Plain, Shape
 
 __all__ = ["CHUNK_FIELDS", "DELTA_FIELDS", "FINISH_REASONS", "PLAIN", "OpenAIChatAdapter"]
@@ -107,53 +108,42 @@ PLAIN: Final = Plain(
 """What a plain chunk is (see :mod:`.plain`): the fast path's one description."""
 
 
-class ChoiceState:
+class ChatChoiceState(ChoiceState):
     """What the adapter keeps of one choice: its blocks and its finish_reason."""
 
     __slots__ = (
-        "choice",
-        "finish_reason",
         "had_refusal",
         "last_tool",
-        "next_index",
         "opaque_blocks",
         "open_opaque",
         "open_tools",
         "text_block",
         "tool_blocks",
-    )  # fmt: skip
+    )
 
     def __init__(self, choice: int) -> None:
-        self.choice = choice
-        self.next_index = 0  # the next block's place within the choice
+        super().__init__(choice)
         self.text_block: tuple[str, int] | None = None  # (field, block key)
         self.tool_blocks: dict[Any, int] = {}  # provider tool index (or id) -> block key
         self.open_tools: list[int] = []
-        self.finish_reason: str | None = None
         self.had_refusal = False
         self.opaque_blocks: dict[Any, int] = {}  # executed tool index -> block key
         self.open_opaque: list[int] = []
         self.last_tool: Any = None  # key of the last call opened (calls without index)
 
 
-class OpenAIChatAdapter(Adapter):
+class OpenAIChatAdapter(ChoiceAdapter[ChatChoiceState]):
     """Chat Completions chunks (``chat.completion.chunk``) to actions."""
 
     provider = "openai-chat"
     plain_frames = PLAIN
 
     def __init__(self) -> None:
+        super().__init__(ChatChoiceState)  # each choice's blocks (v1.1)
         self.started = False
-        # Each choice's blocks (v1.1); ``c`` is the choice the chunk being read is for.
-        self.first = ChoiceState(0)
-        self.c = self.first
-        self.states: dict[int, ChoiceState] = {0: self.first}
-        self.seen: set[int] = set()  # choices a chunk carried
-        self.several = False  # blocks carry ``choice`` (the stream has several)
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
-        self.warned: set[str] = set()
         # v1.1 (slow path only): dialect, unread fields, server-run tools, citations.
         self.dialects: list[Dialect] = []
         self.shape: FieldShape = CHUNK_FIELDS
@@ -255,7 +245,7 @@ class OpenAIChatAdapter(Adapter):
             note = f"{note}; {several.ends_note(self._ends())}"
         return note
 
-    def _ended(self) -> ChoiceState | None:
+    def _ended(self) -> ChatChoiceState | None:
         """The first choice that has its finish_reason, if any."""
         return next((c for c in self.states.values() if c.finish_reason is not None), None)
 
@@ -266,18 +256,8 @@ class OpenAIChatAdapter(Adapter):
     # -- internals -----------------------------------------------------------
 
     def _choice(self, choice: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
-        index = choice.get("index")
-        if (index is None or (type(index) is int and index == 0)) and 0 in self.seen:
-            self.c = self.first  # nearly every chunk: choice 0, already seen
-        else:
-            number = choice_number(index)
-            if number is None:
-                what = f"frame {frame.index}: a choice whose index {several.shown(index)}"
-                self._warn_once("choice", f"{what} is not a choice number; skipped", out)
-                return
-            if number not in self.seen:
-                self._new_choice(number, frame, out)
-            self.c = self.states[number]
+        if self._enter(choice.get("index"), frame, out) is None:
+            return
         delta = choice.get("delta")
         if isinstance(delta, dict):
             self._delta(delta, frame, out)
@@ -285,21 +265,6 @@ class OpenAIChatAdapter(Adapter):
         if isinstance(finish, str) and finish and self.c.finish_reason is None:
             self.c.finish_reason = finish
             self._close_all(out, keep_tools=finish == "length")
-
-    def _new_choice(self, number: int, frame: Frame, out: list[Action]) -> None:
-        """The first chunk of choice ``number``: from a second choice on, blocks carry it."""
-        self.seen.add(number)
-        if number not in self.states:
-            self.states[number] = ChoiceState(number)
-        if number and not self.several:
-            self.several = True
-            warning = several.late_choice(number, frame.index, self.first.next_index)
-            if warning is not None:
-                out.append(warning)
-
-    def _choice_of_block(self) -> int | None:
-        """The ``choice`` a block opened now carries (None: the stream has one choice)."""
-        return self.c.choice if self.several else None
 
     def _delta(self, delta: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:
         for field, (kind, provider_type) in TEXT_FIELDS.items():
@@ -346,9 +311,7 @@ class OpenAIChatAdapter(Adapter):
         function = function if isinstance(function, dict) else {}
         block = self.c.tool_blocks.get(tool_index)
         if block is None:
-            if self.c.text_block is not None:
-                out.append(CloseBlock(self.c.text_block[1]))
-                self.c.text_block = None
+            self._close_text(out)
             block = self._new_index()
             self.c.tool_blocks[tool_index] = block
             self.c.last_tool = tool_index
@@ -396,10 +359,13 @@ class OpenAIChatAdapter(Adapter):
         for annotation in annotations:
             out.append(Delta(self.c.text_block[1], "citation", "", citation=annotation))
 
-    def _close_all(self, out: list[Action], keep_tools: bool) -> None:
+    def _close_text(self, out: list[Action]) -> None:
         if self.c.text_block is not None:
             out.append(CloseBlock(self.c.text_block[1]))
             self.c.text_block = None
+
+    def _close_all(self, out: list[Action], keep_tools: bool) -> None:
+        self._close_text(out)
         # Server-run tools are complete when they arrive: never kept open.
         out.extend(CloseBlock(b) for b in self.c.open_opaque)
         self.c.open_opaque = []
@@ -442,7 +408,7 @@ class OpenAIChatAdapter(Adapter):
         return out
 
     @staticmethod
-    def _reason(state: ChoiceState) -> str:
+    def _reason(state: ChatChoiceState) -> str:
         """A choice's normalized finish_reason (v1.1: from its content too)."""
         raw = state.finish_reason
         reason = finish_from_content(
@@ -514,9 +480,7 @@ class OpenAIChatAdapter(Adapter):
             key = tool.get("index", position)
             block = self.c.opaque_blocks.get(key)
             if block is None:
-                if self.c.text_block is not None:
-                    out.append(CloseBlock(self.c.text_block[1]))
-                    self.c.text_block = None
+                self._close_text(out)
                 block = self._new_index()
                 self.c.opaque_blocks[key] = block
                 self.c.open_opaque.append(block)
@@ -542,16 +506,6 @@ class OpenAIChatAdapter(Adapter):
                 assert self.c.text_block is not None
                 citation = {"type": key, "value": item}
                 out.append(Delta(self.c.text_block[1], "citation", "", citation=citation))
-
-    def _new_index(self) -> int:
-        index = self.c.next_index
-        self.c.next_index += 1
-        return block_key(index, self.c.choice)
-
-    def _warn_once(self, key: str, message: str, out: list[Action]) -> None:
-        if key not in self.warned:
-            self.warned.add(key)
-            out.append(Ignore(message, "unknown_field"))
 
 
 def finish_from_content(reason: str, client_calls: bool) -> str:

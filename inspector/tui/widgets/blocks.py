@@ -132,10 +132,10 @@ def block_text(block: BlockInfo, k: int, chosen: bool, several_choices: bool = F
     if citations:
         text.append(f"\n{citations} citation(s)", "dim")
     if chosen:
-        built = block.events_at(k)
         text.append("\n┃ built by ", "magenta")
-        if built:
-            first, last = block.events[0] + 1, block.events[built - 1] + 1
+        span = block.built_span(k)
+        if span is not None:
+            built, first, last = span
             text.append(f"{built} event(s) #{first}–#{last}", "bold magenta")
         else:
             text.append("no event yet", "dim")

@@ -260,12 +260,11 @@ class EventsPane(Vertical):
                 text.append(f"frame {frame} · bytes {f.start}–{f.end} · {where} · ")
                 text.append_text(one_line(self.index.frame_label(frame), 60, "bold"))
         if marked is not None:
-            k = cursor.k
-            built = marked.events_at(k)
             text.append("\n┃ ", "bold magenta")
             text.append_text(one_line(marked.id, 20, "bold"))
-            if built:
-                first, last = marked.events[0] + 1, marked.events[built - 1] + 1
+            span = marked.built_span(cursor.k)
+            if span is not None:
+                built, first, last = span
                 text.append(f" built by {built} event(s): #{first}–#{last}", "magenta")
             else:
                 text.append(" not started yet", "dim")
