@@ -1,10 +1,11 @@
 """Incremental, sans-IO decoder for ``text/event-stream`` bytes.
 
-(One class of ~720 lines, on purpose: the general per-line path and the fast
-paths for whole chunks share the decoder's state byte for byte, and each
-fast path is checked against the general one in tests/test_core_fast_paths.py.
-What it reports — its limits, errors and :class:`~.outcome.Tail` — is in
-:mod:`.outcome`; :func:`~.span.parse_span` is in :mod:`.span`.)
+Why this module is long: it is one class, whose general per-line path and
+fast paths for whole chunks share the decoder's state byte for byte (each
+fast path is checked against the general one in tests/test_core_fast_paths.py),
+so they stay together. What it reports — its limits, errors and
+:class:`~.outcome.Tail` — is in :mod:`.outcome`, :func:`~.span.parse_span` in
+:mod:`.span`, and the run scanner's columns in :mod:`.runs`.
 
 Theory of operation
 -------------------
