@@ -59,6 +59,12 @@ _NEEDLE_WINDOW: Final = 1 << 16
 # Line breaks as they are or JSON-escaped, removed to join MIME-wrapped base64.
 # (Each alternative begins with its literal: the engine skips to them, 5x faster.)
 _LINE_BREAKS: Final = re.compile(r"\r\n|\n|\\r\\n|\\n")
+# A character no line break (as it is or escaped) is spelled with: a text cut
+# just before one is cut between two of the pattern's matches, never inside one.
+_OUTSIDE_BREAKS: Final = re.compile(r"[^\r\n\\rn]")
+# Characters of a text whose line breaks are removed in one step (each step's
+# copy is its own mapping, given back at once: .allocator).
+_JOIN_WINDOW: Final = 1 << 20
 # What bytes.splitlines() breaks a line at.
 _LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
@@ -250,7 +256,33 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
         yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
     if "\n" in text:
         # MIME wraps base64 every 76 characters: the lines joined again.
-        yield f"{form}, line breaks removed", _LINE_BREAKS.sub("", text)
+        holder.append(text)
+        del text
+        yield f"{form}, line breaks removed", _without_line_breaks(holder)
+
+
+def _without_line_breaks(holder: list[str]) -> str:
+    """The text in ``holder`` with every line break removed (``_LINE_BREAKS.sub("", text)``).
+
+    Removed a window at a time, each cut where no line break can be cut in
+    two (before a character none is spelled with), so the pieces are those
+    of the whole text's removal; the text is let go of before they are
+    joined. ``re.sub`` over a whole multi-MB text would hold the text, a
+    string per line and their join at once: three times its size, not two.
+    """
+    text = holder.pop()
+    size = len(text)
+    if size <= _JOIN_WINDOW:
+        return _LINE_BREAKS.sub("", text)
+    pieces = []
+    at = 0
+    while at < size:
+        cut = _OUTSIDE_BREAKS.search(text, at + _JOIN_WINDOW)
+        end = size if cut is None else cut.start()
+        pieces.append(_LINE_BREAKS.sub("", text[at:end]))
+        at = end
+    del text
+    return "".join(pieces)
 
 
 def _read_capture_haystacks(parts: ReadCapture) -> Iterator[tuple[str, str]]:
