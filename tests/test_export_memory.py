@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import re
 from array import array
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import inspector.export.rewrite.body as rewrite_body_module
+from inspector.capture import load_recording
 from inspector.export import leaks
 from inspector.export.layout import frames_digest
+from inspector.export.ledger import Context
+from inspector.export.pseudonyms import Pseudonymizer
+from inspector.export.rewrite import Covered, Decided, covered_ranges, rewrite_body
+from inspector.export.rewrite.outside import _OutsideScan
 
 # The characters line breaks are spelled with, and a few others.
 BREAKY = st.text(alphabet="\r\n\\rnab=", max_size=200)
@@ -54,3 +61,79 @@ def test_frame_columns_have_the_same_digest_exactly_when_they_are_equal(
     bumped = [[v + 1 for v in values[0]], *values[1:]]
     if values[0]:
         assert frames_digest(columns(*bumped)) != frames_digest(one)
+
+
+# -- the outside scan keeps only the covered bytes it cannot know ---------------
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURES = [
+    path
+    for path in sorted((ROOT / "captures").rglob("*.jsonl"))
+    if not path.name.endswith(".events.jsonl")
+]
+
+
+@st.composite
+def body_and_ranges(draw: st.DrawFn) -> tuple[bytearray, Covered]:
+    """A body, ranges over it (apart, in any order) and some runs of them with known bytes."""
+    body = bytearray(draw(st.binary(min_size=1, max_size=200)))
+    cuts = sorted(draw(st.sets(st.integers(0, len(body)), max_size=20)))
+    ranges = [(a, b - a) for a, b in zip(cuts[::2], cuts[1::2], strict=False)]
+    ranges = draw(st.permutations(ranges))
+    starts, widths = array("q"), array("q")
+    known: list[tuple[int, int, bytes]] = []
+    at = 0
+    while at < len(ranges):
+        n = draw(st.integers(1, len(ranges) - at))
+        run = ranges[at : at + n]
+        width = run[0][1]
+        if draw(st.booleans()) and all(w == width for _, w in run):
+            value = draw(st.binary(min_size=width, max_size=width))
+            for start, _ in run:
+                body[start : start + width] = value  # an id written again: the same bytes
+            known.append((at, at + n, value))
+        for start, w in run:
+            starts.append(start)
+            widths.append(w)
+        at += n
+    return body, Covered(starts, widths, known)
+
+
+@given(body_and_ranges())
+def test_the_body_read_as_text_is_put_back_as_it_was(drawn: tuple[bytearray, Covered]) -> None:
+    body, covered = drawn
+    original = bytes(body)
+    scan = _OutsideScan(body, covered, Context(Pseudonymizer(b"k" * 32)))
+    text, kept = scan._blanked_text()
+    blanked = bytearray(original)
+    for start, width in zip(covered.starts, covered.widths, strict=True):
+        blanked[start : start + width] = bytes(width)
+    assert text == blanked.decode("latin-1")
+    nuls = scan._put_back(text, kept)
+    assert body == original
+    assert nuls == {
+        at
+        for start, width in zip(covered.starts, covered.widths, strict=True)
+        for at in range(start, start + width)
+        if original[at] == 0
+    }
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_known_runs_change_nothing_the_rewrite_writes(path: Path) -> None:
+    body = load_recording(path).body
+
+    def rewritten(known: bool) -> tuple[bytes, dict[str, object]]:
+        ctx = Context(Pseudonymizer(b"k" * 32), mask_text=True, keep_request=False)
+        with pytest.MonkeyPatch.context() as patch:
+            if not known:
+
+                def unknown(decided: Decided) -> Covered:
+                    covered = covered_ranges(decided)
+                    return Covered(covered.starts, covered.widths)
+
+                patch.setattr(rewrite_body_module, "covered_ranges", unknown)
+            out = rewrite_body(body, ctx, whole_json=body.lstrip()[:1] in (b"{", b"["))
+        return out, vars(ctx.ledger)
+
+    assert rewritten(True) == rewritten(False)
