@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from array import array
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from hypothesis import given
@@ -137,3 +138,19 @@ def test_known_runs_change_nothing_the_rewrite_writes(path: Path) -> None:
         return out, vars(ctx.ledger)
 
     assert rewritten(True) == rewritten(False)
+
+
+PERCENTY = st.lists(
+    st.sampled_from(["%", "%2", "%20", "%C3", "%A9", "%e2%82", "%AC", "%zz", "a", "é", "\udcff"]),
+    max_size=40,
+).map("".join)
+
+
+@given(PERCENTY, st.integers(min_value=4, max_value=12))
+def test_percent_encoding_undone_a_window_at_a_time_as_in_the_whole_text(
+    text: str, window: int
+) -> None:
+    whole = unquote(text, errors="surrogateescape")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(leaks, "_JOIN_WINDOW", window)
+        assert leaks._percent_decoded(text) == whole
