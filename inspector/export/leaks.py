@@ -292,13 +292,18 @@ def _percent_decoded(text: str) -> str:
 def _without_line_breaks(holder: list[str]) -> str:
     """The text in ``holder`` with every line break removed (``_LINE_BREAKS.sub("", text)``).
 
-    Removed a window at a time, each cut where no line break can be cut in
-    two (before a character none is spelled with), so the pieces are those
-    of the whole text's removal; the text is let go of before they are
-    joined. ``re.sub`` over a whole multi-MB text would hold the text, a
-    string per line and their join at once: three times its size, not two.
+    Without a CR and without an escaped line break (each ends with
+    ``\\n``) a line break is an LF and nothing else: one C replace, four
+    times as fast as the regex. Otherwise removed a window at a time, each
+    cut where no line break can be cut in two (before a character none is
+    spelled with), so the pieces are those of the whole text's removal; the
+    text is let go of before they are joined. ``re.sub`` over a whole
+    multi-MB text would hold the text, a string per line and their join at
+    once: three times its size, not two.
     """
     text = holder.pop()
+    if "\r" not in text and "\\n" not in text:
+        return text.replace("\n", "")
     size = len(text)
     if size <= _JOIN_WINDOW:
         return _LINE_BREAKS.sub("", text)
