@@ -24,6 +24,7 @@ from inspector.export.ledger import Context
 from inspector.export.pseudonyms import Pseudonymizer
 from inspector.export.rewrite import Covered, Decided, covered_ranges, rewrite_body
 from inspector.export.rewrite.outside import _OutsideScan
+from inspector.redact import shapes
 
 # The characters line breaks are spelled with, and a few others.
 BREAKY = st.text(alphabet="\r\n\\rnab=", max_size=200)
@@ -154,3 +155,32 @@ def test_percent_encoding_undone_a_window_at_a_time_as_in_the_whole_text(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(leaks, "_JOIN_WINDOW", window)
         assert leaks._percent_decoded(text) == whole
+
+
+# -- the secret search finds a rule's literals a block at a time -----------------
+
+LITERAL_PIECES = st.sampled_from(
+    ["passw", "pass", "pwd", "secret", "secr", "key", "ke", "token", "tok", "en", "x", "session"]
+)
+
+
+@given(st.lists(LITERAL_PIECES, max_size=40).map("".join), st.integers(1, 20), st.data())
+def test_literal_hits_a_block_at_a_time_are_every_literal_in_order(
+    text: str, block: int, data: st.DataObject
+) -> None:
+    low = text.encode()
+    start = data.draw(st.integers(0, len(low)))
+    end = data.draw(st.integers(start, len(low)))
+    for name in ("password-field", "aws-secret-key", "aws-session-token"):
+        literals = shapes._anchor(name)[0]
+        every = sorted(
+            (index, at - start, at - start + len(literal))
+            for index, literal in enumerate(literals.literals)
+            for at in range(start, end - len(literal) + 1)
+            if low.startswith(literal, at)
+        )
+        whole = sorted(literals.hits(memoryview(low)[start:end]), key=lambda hit: hit[1])
+        assert sorted(whole) == every
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(shapes, "_BLOCK", block)
+            assert list(literals.block_hits(low, start, end)) == whole
