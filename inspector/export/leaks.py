@@ -59,6 +59,16 @@ _NEEDLE_WINDOW: Final = 1 << 16
 # Line breaks as they are or JSON-escaped, removed to join MIME-wrapped base64.
 # (Each alternative begins with its literal: the engine skips to them, 5x faster.)
 _LINE_BREAKS: Final = re.compile(r"\r\n|\n|\\r\\n|\\n")
+# A character no line break (as it is or escaped) is spelled with: a text cut
+# just before one is cut between two of the pattern's matches, never inside one.
+_OUTSIDE_BREAKS: Final = re.compile(r"[^\r\n\\rn]")
+# Characters of a text whose line breaks are removed (or percent-encoding is
+# undone) in one step (each step's copy is its own mapping, given back at once:
+# .allocator).
+_JOIN_WINDOW: Final = 1 << 20
+# Three characters none of which is a '%': a text cut after them is cut after a
+# character that is no part of a %XX escape.
+_NO_ESCAPE: Final = re.compile(r"[^%]{3}")
 # What bytes.splitlines() breaks a line at.
 _LINE_BREAK: Final = re.compile(rb"\r\n|\r|\n")
 
@@ -236,7 +246,7 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
     text = holder.pop()
     yield form, text
     if _PERCENT.search(text):
-        yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
+        yield f"{form}, percent-decoded", _percent_decoded(text)
     unescaped = False
     for depth in range(1, UNESCAPE_DEPTH + 1):
         if "\\" not in text:
@@ -247,10 +257,65 @@ def _decodings(holder: list[str], form: str) -> Iterator[tuple[str, str]]:
         unescaped = True
         yield f"{form}, unescaped x{depth}", text
     if unescaped and _PERCENT.search(text):
-        yield f"{form}, percent-decoded", unquote(text, errors="surrogateescape")
+        yield f"{form}, percent-decoded", _percent_decoded(text)
     if "\n" in text:
         # MIME wraps base64 every 76 characters: the lines joined again.
-        yield f"{form}, line breaks removed", _LINE_BREAKS.sub("", text)
+        holder.append(text)
+        del text
+        yield f"{form}, line breaks removed", _without_line_breaks(holder)
+
+
+def _percent_decoded(text: str) -> str:
+    """``unquote(text, errors="surrogateescape")``, a window at a time.
+
+    ``unquote`` of a long text holds the text, a copy, its bytes, a piece per
+    escape and their joins at once (five times its size). Each window ends
+    after a character that is not part of an escape: what comes before it
+    is then decoded to the same characters on its own (an ASCII byte ends
+    any UTF-8 sequence the escapes before it began, and a character that is
+    not ASCII ends the run of ASCII ``unquote`` decodes), so the windows'
+    decodings, joined, are the whole text's.
+    """
+    size = len(text)
+    if size <= _JOIN_WINDOW:
+        return unquote(text, errors="surrogateescape")
+    pieces = []
+    at = 0
+    while at < size:
+        cut = _NO_ESCAPE.search(text, at + _JOIN_WINDOW - 3)
+        end = size if cut is None else cut.end()
+        pieces.append(unquote(text[at:end], errors="surrogateescape"))
+        at = end
+    return "".join(pieces)
+
+
+def _without_line_breaks(holder: list[str]) -> str:
+    """The text in ``holder`` with every line break removed (``_LINE_BREAKS.sub("", text)``).
+
+    Without a CR and without an escaped line break (each ends with
+    ``\\n``) a line break is an LF and nothing else: one C replace, four
+    times as fast as the regex. Otherwise removed a window at a time, each
+    cut where no line break can be cut in two (before a character none is
+    spelled with), so the pieces are those of the whole text's removal; the
+    text is let go of before they are joined. ``re.sub`` over a whole
+    multi-MB text would hold the text, a string per line and their join at
+    once: three times its size, not two.
+    """
+    text = holder.pop()
+    if "\r" not in text and "\\n" not in text:
+        return text.replace("\n", "")
+    size = len(text)
+    if size <= _JOIN_WINDOW:
+        return _LINE_BREAKS.sub("", text)
+    pieces = []
+    at = 0
+    while at < size:
+        cut = _OUTSIDE_BREAKS.search(text, at + _JOIN_WINDOW)
+        end = size if cut is None else cut.start()
+        pieces.append(_LINE_BREAKS.sub("", text[at:end]))
+        at = end
+    del text
+    return "".join(pieces)
 
 
 def _read_capture_haystacks(parts: ReadCapture) -> Iterator[tuple[str, str]]:

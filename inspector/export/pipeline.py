@@ -95,9 +95,10 @@ def prepare(
     assembled = summary.assembled
     del summary
     kept = exported if keep_traces else None
-    del exported  # all read: the leak scan needs only the files and texts
+    kept_original = original.trace
+    del exported, original  # all read, layout too: the leak scan needs only files and texts
     _scan_for_leaks(rec, files, ledger, assembled, read_back)
-    return plan.names, report, ledger, original.trace, kept
+    return plan.names, report, ledger, kept_original, kept
 
 
 class _Plan:

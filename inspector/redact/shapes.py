@@ -396,6 +396,23 @@ class _Literals:
         found.sort(key=lambda hit: (hit[1], hit[2]))
         return found
 
+    def block_hits(
+        self, low: bytes | bytearray, start: int, end: int
+    ) -> Iterator[tuple[int, int, int]]:
+        """:meth:`hits` of ``low[start:end]``, found a block at a time, in the same order.
+
+        A long text can hold a literal in every frame (Gemini's
+        ``promptTokenCount``): the hits of all of it at once would be a
+        tuple each, held together — on a 30 MB stream more than the text.
+        """
+        view = memoryview(low)
+        for at in range(start, end, _BLOCK):
+            stop = min(end, at + _BLOCK)
+            shift = at - start
+            for index, first, last in self.hits(view[at : min(end, stop + self.longest - 1)]):
+                if at + first < stop:
+                    yield index, shift + first, shift + last
+
     def positions(self, low: bytes | bytearray, start: int, end: int) -> list[int]:
         """Where the literals start in ``low[start:end]`` (they may run past ``end``), sorted."""
         return self.found(memoryview(low)[start : end + self.longest - 1], start, end)
@@ -605,8 +622,7 @@ def _anchored_matches(
     literals, tails, run = _anchor(name)
     back = _ANCHORED[name][1]
     at = start
-    hits = literals.hits(memoryview(low)[start:end])
-    for index, offset, stop in sorted(hits, key=lambda hit: hit[1]):
+    for index, offset, stop in literals.block_hits(low, start, end):
         where = start + offset
         if where < at or tails[literals.literals[index]].match(text, start + stop, end) is None:
             continue

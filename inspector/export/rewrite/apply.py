@@ -20,13 +20,25 @@ class RewriteError(Exception):
 
 
 class Covered:
-    """The bytes of every string handled on its own, as ranges (starts, widths)."""
+    """The bytes of every string handled on its own, as ranges (starts, widths).
 
-    __slots__ = ("starts", "widths")
+    ``known``: runs of those ranges whose bytes are known without reading
+    the body — ``(first, end, value)``: ranges ``first`` to ``end - 1`` each
+    hold ``value`` (an id written again), so the last step need not keep a
+    copy of them while it reads the body as text.
+    """
 
-    def __init__(self, starts: array[int], widths: array[int]) -> None:
+    __slots__ = ("known", "starts", "widths")
+
+    def __init__(
+        self,
+        starts: array[int],
+        widths: array[int],
+        known: list[tuple[int, int, bytes]] | None = None,
+    ) -> None:
         self.starts = starts
         self.widths = widths
+        self.known = [] if known is None else known
 
 
 def apply_edits(decided: Decided, out: bytearray) -> None:
@@ -69,7 +81,9 @@ def covered_ranges(decided: Decided) -> Covered:
     Every such string is in a stream or among the singles, and an id
     written again is at the starts its first string lists: together they
     are exactly the bytes the collection handled. Kept as two arrays
-    (starts and widths), not a mask as long as the body.
+    (starts and widths), not a mask as long as the body. Each id's repeats
+    are a known run: :func:`apply_edits` wrote its first string's new bytes
+    there (or left its own, the same as the first's).
     """
     starts, widths = array("q"), array("q")
     add_start, add_width = starts.append, widths.append
@@ -83,10 +97,14 @@ def covered_ranges(decided: Decided) -> Covered:
                 if offset >= 0:
                     add_start(offset)
                     add_width(width)
+    known: list[tuple[int, int, bytes]] = []
     for first, repeats in decided.id_repeats.values():
+        if not repeats:
+            continue
+        known.append((len(starts), len(starts) + len(repeats), first.blob or first.raw))
         starts.extend(repeats)
         widths.extend(array("q", [len(first.raw)]) * len(repeats))
     for stream in decided.untouched:  # one-line strings, each at its offset
         starts.extend(stream.bases)
         widths.extend(array("q", map(len, stream.raws())))
-    return Covered(starts, widths)
+    return Covered(starts, widths, known)

@@ -25,6 +25,21 @@ _BLOCK: Final = 1 << 16  # bytes per step of a body-sized copy (small: no big te
 _MAX_NULS: Final = 4096
 
 
+def _runs(count: int, known: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes | None]]:
+    """Ranges ``0`` to ``count - 1`` as runs in order: ``(first, end, value)``, ``value``
+    None for the ranges whose bytes must be kept (:attr:`Covered.known` the others)."""
+    runs: list[tuple[int, int, bytes | None]] = []
+    at = 0
+    for first, end, value in sorted(known):
+        if at < first:
+            runs.append((at, first, None))
+        runs.append((first, end, value))
+        at = end
+    if at < count:
+        runs.append((at, count, None))
+    return runs
+
+
 def scan_outside_strings(out: bytearray, covered: Covered, ctx: Context) -> None:
     """Step 4: replace, in ``out``, every secret outside the ``covered`` bytes.
 
@@ -40,6 +55,7 @@ class _OutsideScan:
         self.out = out
         self.starts = covered.starts
         self.widths = covered.widths
+        self.runs = _runs(len(covered.starts), covered.known)
         self.ctx = ctx
         self.covered = bytearray()  # a mask (0xFF: covered), only for a body with many NULs
 
@@ -56,7 +72,8 @@ class _OutsideScan:
         small part of it), and the body is given up once read as this text:
         the text and the kept bytes are all of it (:meth:`_put_back`), so
         the scan holds one body-sized buffer besides the text's lower-cased
-        copy, not two.
+        copy, not two. The bytes of a known run (an id written again, most
+        of the covered bytes of a chat stream) are not kept: they are known.
         """
         out = self.out
         kept = bytearray()
@@ -68,10 +85,18 @@ class _OutsideScan:
         longest = memoryview(bytes(max(widths, default=0)))
         zeros = {width: bytes(width) for width in set(widths) if width <= _OWN_ZEROS}
         with memoryview(out) as view:
-            for start, width in zip(self.starts, widths, strict=True):
-                end = start + width
-                kept += view[start:end]
-                view[start:end] = zeros[width] if width <= _OWN_ZEROS else longest[:width]
+            for first, end, value in self.runs:
+                ranges = zip(self.starts[first:end], widths[first:end], strict=True)
+                if value is not None:
+                    for start, width in ranges:
+                        view[start : start + width] = (
+                            zeros[width] if width <= _OWN_ZEROS else longest[:width]
+                        )
+                    continue
+                for start, width in ranges:
+                    stop = start + width
+                    kept += view[start:stop]
+                    view[start:stop] = zeros[width] if width <= _OWN_ZEROS else longest[:width]
         text = out.decode("latin-1")  # one char per byte: byte offsets
         out.clear()  # its memory given back: the text and ``kept`` stand in for it
         return text, kept
@@ -90,11 +115,18 @@ class _OutsideScan:
         # one's bytes (taken before either was blanked) are written last.
         at = len(kept)
         with memoryview(kept) as pieces, memoryview(out) as view:
-            for start, width in zip(reversed(starts), reversed(widths), strict=True):
-                at -= width
-                view[start : start + width] = pieces[at : at + width]
+            for first, end, value in reversed(self.runs):
+                ranges = zip(reversed(starts[first:end]), reversed(widths[first:end]), strict=True)
+                if value is not None:
+                    for start, width in ranges:
+                        view[start : start + width] = value
+                    continue
+                for start, width in ranges:
+                    at -= width
+                    view[start : start + width] = pieces[at : at + width]
         covered_nuls: set[int] = set()
-        if 0 in kept:  # rare: a covered string with a NUL byte
+        if 0 in kept or any(0 in value for *_, value in self.runs if value is not None):
+            # rare: a covered string with a NUL byte
             for start, width in zip(starts, widths, strict=True):
                 nul = out.find(0, start, start + width)
                 while nul >= 0:
