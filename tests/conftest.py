@@ -1,9 +1,11 @@
-"""Shared test configuration: hypothesis profiles and paths."""
+"""Shared test configuration: hypothesis profiles, paths, and the CLI run as users run it."""
 
 from __future__ import annotations
 
 import gc
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -11,6 +13,18 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 CAPTURES = ROOT / "captures"
+
+
+def inspector(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``python -m inspector ARGS`` in a process of its own, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
 
 settings.register_profile(
     "ci", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -9,20 +9,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, inspector
 
 REAL = ROOT / "tests" / "fixtures" / "real"
 CHAT = REAL / "openai-chat"
-
-
-def inspector(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def jsonl(text: str) -> list[dict[str, object]]:

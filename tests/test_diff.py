@@ -13,19 +13,12 @@ from inspector.session import load_trace
 from inspector.stream_diff import DiffInputError, diff_streams, first_divergence
 from inspector.stream_diff_report import report_lines
 
-from .conftest import CAPTURES, ROOT
+from .conftest import CAPTURES, ROOT, inspector
 
 TOOL = CAPTURES / "anthropic" / "tool-call-fragmented-json.jsonl"
 CUT = CAPTURES / "anthropic" / "max-tokens-cuts-tool-call.jsonl"
 CASSETTE = ROOT / "tests" / "fixtures" / "cassettes" / "anthropic-text.llm-anthropic.yaml"
 HAR = ROOT / "tests" / "fixtures" / "har" / "chrome-shape-anthropic.har"
-
-
-def inspector(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
 
 
 def test_a_capture_is_the_same_as_itself() -> None:

@@ -11,8 +11,6 @@ them (README there).
 from __future__ import annotations
 
 import base64
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -25,22 +23,12 @@ from inspector.session import load_trace
 from inspector.stream_diff import diff_streams
 from inspector.stream_diff_report import report_lines, to_json
 
-from .conftest import ROOT
+from .conftest import ROOT, inspector
 
 PAIR = ROOT / "tests" / "data" / "cross-protocol"
 DIRECT = PAIR / "claude-direct.sse"
 BEDROCK = PAIR / "claude-bedrock.eventstream"
 ANTHROPIC = ROOT / "captures" / "anthropic"
-
-
-def inspector(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
 
 
 def chunk(inner: bytes) -> bytes:

@@ -8,20 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import DATA, ROOT
+from .conftest import DATA, ROOT, inspector
 
 CORPUS = DATA / "export"
 PLANTED = json.loads((CORPUS / "planted.json").read_text(encoding="utf-8"))
-
-
-def inspector(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def test_export_has_help() -> None:

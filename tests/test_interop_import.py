@@ -7,8 +7,6 @@ around a real stream (tests/fixtures/har/PROVENANCE.md).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ from inspector.capture import load_recording
 from inspector.interop import read_file
 from inspector.session import load_trace, trace_recording
 
-from .conftest import ROOT
+from .conftest import ROOT, inspector
 
 CASSETTES = ROOT / "tests" / "fixtures" / "cassettes"
 HAR = ROOT / "tests" / "fixtures" / "har" / "chrome-shape-anthropic.har"
@@ -28,16 +26,6 @@ GEMINI_ARRAY = CASSETTES / "gemini-json-array-gzip.llm-gemini.yaml"
 GEMINI_SSE = CASSETTES / "gemini-sse-crlf.pydantic-ai.yaml"
 CHAT_TWO = CASSETTES / "openai-chat-tool-then-text.pydantic-ai.yaml"
 RESPONSES = CASSETTES / "openai-responses-reasoning-text.pydantic-ai.yaml"
-
-
-def inspector(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def outline(events: list[dict[str, Any]]) -> list[tuple[str, str | None]]:

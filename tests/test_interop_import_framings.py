@@ -9,8 +9,6 @@ openllmetry cassettes in tests/fixtures/cassettes are real recordings
 from __future__ import annotations
 
 import base64
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from inspector.core.framing.eventstream import encode_message
 from inspector.interop import read_bytes, read_file
 from inspector.session import trace_recording
 
-from .conftest import ROOT
+from .conftest import ROOT, inspector
 
 CASSETTES = ROOT / "tests" / "fixtures" / "cassettes"
 CLAUDE = CASSETTES / "openllmetry-claude3-invoke-stream.yaml"
@@ -34,16 +32,6 @@ TITAN_BLOCKED = CASSETTES / "openllmetry-titan-invoke-stream-guardrail-blocked.y
 HAR = ROOT / "tests" / "fixtures" / "har" / "chrome-shape-anthropic.har"
 OLLAMA = ROOT / "captures" / "ollama" / "chat-text.jsonl"
 INVOKE = "https://bedrock-runtime.us-east-1.amazonaws.com/model/{}/invoke-with-response-stream"
-
-
-def inspector(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
 
 
 def response_body(cassette: Path) -> bytes:

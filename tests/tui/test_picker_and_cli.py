@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from textual.widgets import DataTable
 
 from inspector.cli import _with_default_command, build_parser
@@ -13,7 +10,7 @@ from inspector.tui import InspectorApp
 from inspector.tui.screens.main import MainScreen
 from inspector.tui.screens.picker import PickerScreen, capture_files, describe_capture
 
-from ..conftest import ROOT
+from ..conftest import ROOT, inspector
 from .helpers import DATA, TEXT_THEN_TOOL, VIOLATION, panes, plain
 
 
@@ -74,13 +71,6 @@ def test_keymaps_are_id_equals_keys() -> None:
         "step.next": "j", "step.previous": "k,left",
     }  # fmt: skip
     assert parse_keymap(["step.next"]) is None
-
-
-def inspector(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *args],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
 
 
 def test_open_has_help_and_refuses_what_it_cannot_open() -> None:
