@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,9 @@ def message(name: str, payload: dict[str, Any], message_type: str = "event") -> 
     key = ":event-type" if message_type == "event" else ":exception-type"
     headers = [(key, name), (":content-type", "application/json"), (":message-type", message_type)]
     return encode_message(headers, orjson.dumps(payload))
+
+
+def invoke_chunk(event: dict[str, Any] | bytes) -> bytes:
+    """One Bedrock invoke ``chunk`` message: the model's event (or its JSON) in base64."""
+    inner = event if isinstance(event, bytes) else orjson.dumps(event)
+    return message("chunk", {"bytes": base64.b64encode(inner).decode()})

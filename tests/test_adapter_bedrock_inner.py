@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,17 +17,13 @@ from inspector.core.adapters import detect_provider
 from inspector.core.adapters.bedrock_invoke import inner_for_model, inner_of_event
 from inspector.core.framing import decoder_for
 
-from .framing_support import compact, message, run
+from .framing_support import compact, invoke_chunk, run
 
 METRICS = {"amazon-bedrock-invocationMetrics": {"inputTokenCount": 11, "outputTokenCount": 4}}
 
 
-def chunk(event: dict[str, Any]) -> bytes:
-    return message("chunk", {"bytes": base64.b64encode(orjson.dumps(event)).decode()})
-
-
 def body(events: list[dict[str, Any]]) -> list[bytes]:
-    return [chunk(e) for e in events]
+    return [invoke_chunk(e) for e in events]
 
 
 LLAMA = [
@@ -101,8 +96,8 @@ def test_a_cut_before_the_final_signal_is_interrupted_never_completed(
 ) -> None:
     provider, events = family[0], family[1]
     whole = b"".join(body(events))
-    last = len(whole) - len(chunk(events[-1]))
-    cut = data.draw(st.integers(0, last + len(chunk(events[-1])) - 1))
+    last = len(whole) - len(invoke_chunk(events[-1]))
+    cut = data.draw(st.integers(0, last + len(invoke_chunk(events[-1])) - 1))
     trace = run([whole[:cut]], provider, "aws-eventstream")
     end = trace.events[-1]
     assert end["type"] == "stream.error"
@@ -243,7 +238,7 @@ def test_the_model_id_names_the_inner_model_or_says_it_cannot_tell(
 
 
 def test_an_inner_event_no_row_names_is_cannot_tell() -> None:
-    frames = decoder_for("aws-eventstream").feed(chunk({"someField": "text"}))
+    frames = decoder_for("aws-eventstream").feed(invoke_chunk({"someField": "text"}))
     assert detect_provider(frames) is None
 
 

@@ -17,13 +17,13 @@ import orjson
 import pytest
 
 from inspector.capture import load_recording
-from inspector.core.framing.eventstream import encode_message
 from inspector.core.sse import FrameDecoder
 from inspector.session import load_trace
 from inspector.stream_diff import diff_streams
 from inspector.stream_diff_report import report_lines, to_json
 
 from .conftest import ROOT, inspector
+from .framing_support import invoke_chunk
 
 PAIR = ROOT / "tests" / "data" / "cross-protocol"
 DIRECT = PAIR / "claude-direct.sse"
@@ -31,18 +31,14 @@ BEDROCK = PAIR / "claude-bedrock.eventstream"
 ANTHROPIC = ROOT / "captures" / "anthropic"
 
 
-def chunk(inner: bytes) -> bytes:
-    headers = [(":event-type", "chunk"), (":content-type", "application/json"),
-               (":message-type", "event")]  # fmt: skip
-    return encode_message(headers, orjson.dumps({"bytes": base64.b64encode(inner).decode()}))
-
-
 def on_bedrock(capture: Path) -> bytes:
     """An Anthropic capture's events as Bedrock invoke sends them (chunks, no pings)."""
     rec = load_recording(capture)
     decoder = FrameDecoder()
     datas = [f.data for _, d in rec.chunks for f in decoder.feed(d) if f.comment is None]
-    return b"".join(chunk(d.encode()) for d in datas if orjson.loads(d).get("type") != "ping")
+    return b"".join(
+        invoke_chunk(d.encode()) for d in datas if orjson.loads(d).get("type") != "ping"
+    )
 
 
 def test_the_matched_pair_is_the_same_by_events() -> None:
@@ -92,7 +88,7 @@ def on_bedrock_text(body: bytes, old: str, new: str) -> bytes:
         if event.get("delta", {}).get("text") == old:
             event["delta"]["text"] = new
             inner = orjson.dumps(event)
-        out.append(chunk(inner))
+        out.append(invoke_chunk(inner))
     return b"".join(out)
 
 
