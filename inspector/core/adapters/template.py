@@ -86,20 +86,12 @@ class Cut:
         if count >= _COLUMNS:
             # Usually the whole stretch is the cut: a few C-level passes over its
             # columns say so; else the loop below finds where it stops.
-            stretch = payloads[start:] if start else payloads
-            if (
-                list(map(self.heads, stretch)).count(self.head) == count
-                and list(map(self.tails, stretch)).count(self.tail) == count
-                and (names is None or all(map(names.__contains__, events[start:])))
-            ):
-                try:
-                    read = list(map(orjson.loads, map(self.middles, stretch)))
-                except orjson.JSONDecodeError:
-                    pass
-                else:
-                    if set(map(type, read)) == _STR and all(read):
-                        texts += read
-                        return count
+            read = self._whole_stretch(
+                payloads[start:] if start else payloads, start, events, names
+            )
+            if read is not None:
+                texts += read
+                return count
         head, tail, skip_head, skip_tail = self.head, self.tail, self.skip_head, self.skip_tail
         loads = orjson.loads
         append = texts.append
@@ -117,6 +109,27 @@ class Cut:
                 return i - start
             append(text)
         return count
+
+    def _whole_stretch(
+        self,
+        stretch: Sequence[Any],
+        start: int,
+        events: Sequence[str],
+        names: Container[str] | None,
+    ) -> list[str] | None:
+        """The texts of ``stretch`` if every payload of it is this cut's; else None."""
+        count = len(stretch)
+        if (
+            list(map(self.heads, stretch)).count(self.head) != count
+            or list(map(self.tails, stretch)).count(self.tail) != count
+            or (names is not None and not all(map(names.__contains__, events[start:])))
+        ):
+            return None
+        try:
+            read = list(map(orjson.loads, map(self.middles, stretch)))
+        except orjson.JSONDecodeError:
+            return None
+        return read if set(map(type, read)) == _STR and all(read) else None
 
 
 class Template:
