@@ -455,6 +455,21 @@ def test_an_index_that_is_no_choice_number_is_skipped_with_a_warning(index: Any)
     assert trace.state == "completed"
 
 
+@pytest.mark.parametrize("index", [-1, 1.0, True, "1", MAX_CHOICES])
+def test_completions_skip_an_index_that_is_no_choice_number_as_chat_does(index: Any) -> None:
+    """One rule and one warning for a bad choice index, whichever adapter reads it."""
+    trace = run(
+        "openai-completions",
+        completion(0, "a"),
+        completion(index, "b"),
+        completion(0, "", "stop"),
+        DONE,
+    )
+    assert ("warning", "unknown_field") in shape(trace)
+    assert [e["delta"]["text"] for e in trace.events if e["type"] == "block.delta"] == ["a"]
+    assert trace.state == "completed"
+
+
 def test_a_single_choice_stream_carries_no_choice_anywhere() -> None:
     for folder in ("openai-chat", "gemini", "openai-completions"):
         for path in sorted((CAPTURES / folder).glob("*.events.jsonl")):

@@ -249,10 +249,6 @@ class OpenAIChatAdapter(ChoiceAdapter[ChatChoiceState]):
         """The first choice that has its finish_reason, if any."""
         return next((c for c in self.states.values() if c.finish_reason is not None), None)
 
-    def _ends(self) -> dict[int, str | None]:
-        """Each choice a chunk carried → its finish_reason so far."""
-        return {n: self.states[n].finish_reason for n in sorted(self.seen)}
-
     # -- internals -----------------------------------------------------------
 
     def _choice(self, choice: Mapping[str, Any], frame: Frame, out: list[Action]) -> None:

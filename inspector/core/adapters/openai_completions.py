@@ -33,11 +33,12 @@ from typing import Any, Final
 import orjson
 
 from ..actions import Action, CloseBlock, Delta, Finish, Ignore, OpenBlock, Start
-from ..choices import block_key, choice_number
+from ..choices import block_key
 from ..sse import Frame
 from . import several
-from .base import Adapter, Lane, fail_from_error_object, int_or_none, json_problem
+from .base import Lane, fail_from_error_object, int_or_none, json_problem
 from .fields import IGNORED, READ, FieldAccount, FieldTable
+from .per_choice import ChoiceAdapter, ChoiceState
 from .plain import Each, Plain, Shape
 
 __all__ = [
@@ -114,30 +115,29 @@ PLAIN: Final = Plain(
 """What a plain chunk is (see :mod:`.plain`)."""
 
 
-class OpenAICompletionsAdapter(Adapter):
-    """Legacy Completions chunks to actions; see the module's final-signal table."""
+class OpenAICompletionsAdapter(ChoiceAdapter[ChoiceState]):
+    """Legacy Completions chunks to actions; see the module's final-signal table.
+
+    Each choice (v1.1) has one block, its text: choice 0's has key 0, choice
+    c's ``block_key(0, c)`` (the per-choice bookkeeping is :mod:`.per_choice`'s).
+    """
 
     provider = "openai-completions"
     plain_frames = PLAIN
 
     def __init__(self) -> None:
+        super().__init__(ChoiceState)
         self.started = False
-        #: Each choice (v1.1) → its finish_reason (None until it comes); choice 0's
-        #: text block has key 0, choice c's ``block_key(0, c)``.
-        self.ends: dict[int, str | None] = {}
         self.open: set[int] = set()  # choices whose text block is open
-        self.opened_ever: set[int] = set()  # choices whose text block was opened
-        self.several = False  # the block carries ``choice`` (the stream has several)
         self.usage: dict[str, Any] | None = None
         self.model: str | None = None
         self.response_id: str | None = None
-        self.warned_choices = False
         self.fields = FieldAccount(CHUNK_FIELDS)
 
     @property
     def finish_reason(self) -> str | None:
-        """The finish_reason of the first choice that has one."""
-        return next((end for end in self.ends.values() if end is not None), None)
+        """The finish_reason of the first choice (by number) that has one."""
+        return next((end for end in self._ends().values() if end is not None), None)
 
     def origin(self, header: Mapping[str, Any]) -> None:
         """Whether the request asked for several choices (``n``)."""
@@ -184,36 +184,21 @@ class OpenAICompletionsAdapter(Adapter):
         return (0, "text", "text", ()) if 0 in self.open else None
 
     def _choice(self, choice: dict[str, Any], frame: Frame, out: list[Action]) -> None:
-        number = choice_number(choice.get("index"))
-        if number is None:
-            if not self.warned_choices:
-                self.warned_choices = True
-                what = f"a choice whose index {several.shown(choice.get('index'))}"
-                out.append(
-                    Ignore(
-                        f"frame {frame.index}: {what} is not a choice number; skipped", "bad_choice"
-                    )
-                )
+        state = self._enter(choice.get("index"), frame, out)
+        if state is None:
             return
-        if number not in self.ends:
-            self.ends[number] = None
-            if number and not self.several:
-                self.several = True
-                warning = several.late_choice(number, frame.index, int(0 in self.opened_ever))
-                if warning is not None:
-                    out.append(warning)
+        number = state.choice
         text = choice.get("text")
-        key = block_key(0, number)
         if isinstance(text, str) and text:
             # Text after the block closed goes to it still: the machine refuses it.
-            if number not in self.opened_ever:
+            if not state.next_index:
                 self.open.add(number)
-                self.opened_ever.add(number)
-                out.append(OpenBlock(key, "text", "text", choice=number if self.several else None))
-            out.append(Delta(key, "text", text))
+                key, of = self._new_index(), self._choice_of_block()
+                out.append(OpenBlock(key, "text", "text", choice=of))
+            out.append(Delta(block_key(0, number), "text", text))
         reason = choice.get("finish_reason")
         if isinstance(reason, str) and reason:
-            self.ends[number] = reason
+            state.finish_reason = reason
             self._close(number, out)
 
     def _close(self, number: int, out: list[Action]) -> None:
@@ -227,7 +212,7 @@ class OpenAICompletionsAdapter(Adapter):
             out.append(Start(None))
         for number in sorted(self.open):
             self._close(number, out)
-        ends = self.ends or {0: None}
+        ends = self._ends() or {0: None}
         if all(end is None for end in ends.values()):
             out.append(Ignore("[DONE] arrived without any finish_reason", "no_finish_reason"))
         elif self.several:
@@ -258,5 +243,5 @@ class OpenAICompletionsAdapter(Adapter):
                 f"finish_reason {self.finish_reason!r} arrived, but [DONE] never did, "
                 "so the end was not proved"
             )
-            return f"{note}; {several.ends_note(self.ends)}" if self.several else note
+            return f"{note}; {several.ends_note(self._ends())}" if self.several else note
         return None

@@ -89,6 +89,10 @@ class ChoiceAdapter(Adapter, Generic[State]):
         if warning is not None:
             out.append(warning)
 
+    def _ends(self) -> dict[int, str | None]:
+        """Each choice a frame carried → its finish reason so far, by choice number."""
+        return {n: self.states[n].finish_reason for n in sorted(self.seen)}
+
     def _choice_of_block(self) -> int | None:
         """The ``choice`` a block opened now carries (None: the stream has one choice)."""
         return self.c.choice if self.several else None
