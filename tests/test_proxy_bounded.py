@@ -161,3 +161,17 @@ async def test_an_open_exchange_stores_as_much_for_a_long_stream_as_for_a_short_
         flow.finish(TransportEnd("eof"))
         await asyncio.sleep(0)
     assert sizes[0] == sizes[1]
+
+
+def test_a_bedrock_error_code_named_only_in_a_header_is_the_failures_code(
+    tmp_path: Path,
+) -> None:
+    flow = _flow("bedrock-converse", tmp_path)
+    headers = {"content-type": "application/json", "x-amzn-errortype": "ThrottlingException:x"}
+    flow.response(429, "HTTP/1.1", headers)
+    flow.chunk(0.01, b'{"message": "Too many requests"}')
+    flow.finish(TransportEnd("eof", 0.02))
+    assert flow.state.startswith("failed (rate_limited")
+    assert flow.capture is not None
+    error = load_trace(flow.capture).events[-1]["error"]
+    assert (error["category"], error["provider_code"]) == ("rate_limited", "ThrottlingException")

@@ -175,7 +175,6 @@ class LiveFeed:
         self._error_bytes = 0
         # An error response's body (at most MAX_ERROR_BODY and one chunk), for its adapter.
         self._error_body: list[bytes] = []
-        self._error_type: str | None = None  # the code an error response's header names
         # Events by type, and how many were progress and deltas at the last look.
         self._meaningful = 0
         self._deltas = 0
@@ -256,7 +255,6 @@ class LiveFeed:
         self._timing("headers")
         self._status = response.status_code
         headers = {k.lower(): v for k, v in response.headers.items()}
-        self._error_type = headers.get("x-amzn-errortype")  # Bedrock's error code
         # What the server sets (a cookie) is a secret from now on; no body byte
         # has been scrubbed yet, so the scrubber can simply be made again.
         before = len(self.secrets)
@@ -421,7 +419,7 @@ class LiveFeed:
         end = TransportEnd(end.reason, end.time, self._safe(end.error))
         self._release_held(end.time if end.time is not None else self._now())
         if self._status is not None and self._status >= 400 and not self.normalizer.finished:
-            self.normalizer.fail_http(self._status, b"".join(self._error_body), self._error_type)
+            self.normalizer.fail_http(self._status, b"".join(self._error_body))
         if self.normalizer.finished:
             self.trace.transport_end = end
         else:

@@ -204,7 +204,6 @@ class Flow:
         self._writer: CaptureWriter | None = None
         self._error_bytes = 0
         self._error_body: list[bytes] = []  # for its adapter: a summary keeps no bytes
-        self._error_type: str | None = None  # the code an error response's header names
         self._fed_at = 0.0  # when the chunk last given to the normalizer arrived
 
     # -- what views use --------------------------------------------------------
@@ -300,7 +299,6 @@ class Flow:
         """The upstream's status and headers arrived (``headers`` lower-case;
         ``set_cookies``: every ``Set-Cookie`` value, which a mapping holds one of)."""
         self.status = status
-        self._error_type = headers.get("x-amzn-errortype")  # Bedrock's error code
         self._timing("headers")
         # What the upstream sets is a secret from now on (no body byte is held yet).
         before = len(self.secrets)
@@ -368,7 +366,7 @@ class Flow:
             normalizer = self.normalizer  # None once decoding stopped the capture
         if normalizer is not None:
             if self.status is not None and self.status >= 400 and not normalizer.finished:
-                normalizer.fail_http(self.status, b"".join(self._error_body), self._error_type)
+                normalizer.fail_http(self.status, b"".join(self._error_body))
             if normalizer.finished:
                 normalizer.trace.transport_end = end
             else:
