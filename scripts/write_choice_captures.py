@@ -35,24 +35,26 @@ def _docs(h: dict[str, Any]) -> dict[str, Any]:
 CHAT_MODEL = "gpt-4o-mini-2024-07-18"
 
 
-def chat_header(body: dict[str, Any]) -> dict[str, Any]:
+def _openai_header(
+    provider: str, path: str, model: str, asked: str, request: dict[str, Any]
+) -> dict[str, Any]:
+    """A capture header for a streamed OpenAI request for model ``asked``, two choices."""
     return _docs(
         header(
-            "openai-chat",
-            "/v1/chat/completions",
-            CHAT_MODEL,
-            "https://api.openai.com/v1/chat/completions",
+            provider,
+            path,
+            model,
+            "https://api.openai.com" + path,
             {"authorization": "[redacted]"},
-            {
-                "model": "gpt-4o-mini",
-                "stream": True,
-                "n": 2,
-                "messages": [{"role": "user", "content": "[prompt]"}],
-                **body,
-            },
+            {"model": asked, "stream": True, "n": 2, **request},
             "text/event-stream",
         )
     )
+
+
+def chat_header(body: dict[str, Any]) -> dict[str, Any]:
+    request = {"messages": [{"role": "user", "content": "[prompt]"}], **body}
+    return _openai_header("openai-chat", "/v1/chat/completions", CHAT_MODEL, "gpt-4o-mini", request)
 
 
 def chat(index: int, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
@@ -360,24 +362,8 @@ INSTRUCT = "gpt-3.5-turbo-instruct"
 
 
 def completions_header(body: dict[str, Any]) -> dict[str, Any]:
-    return _docs(
-        header(
-            "openai-completions",
-            "/v1/completions",
-            INSTRUCT,
-            "https://api.openai.com/v1/completions",
-            {"authorization": "[redacted]"},
-            {
-                "model": INSTRUCT,
-                "stream": True,
-                "n": 2,
-                "prompt": "Say this is a test",
-                "max_tokens": 16,
-                **body,
-            },
-            "text/event-stream",
-        )
-    )
+    request = {"prompt": "Say this is a test", "max_tokens": 16, **body}
+    return _openai_header("openai-completions", "/v1/completions", INSTRUCT, INSTRUCT, request)
 
 
 def completion(index: int, text: str, finish: str | None = None) -> bytes:
