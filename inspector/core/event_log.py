@@ -77,6 +77,7 @@ class EventLog(Log[Event]):
 
         Returns the new event's index.
         """
+        # (key_of's one-choice case written out: this runs once a delta)
         index: int = block["index"] if "choice" not in block else key_of(block)
         refs = self._refs
         if index not in refs:
@@ -90,7 +91,7 @@ class EventLog(Log[Event]):
 
         Returns the index of the first new event.
         """
-        index: int = block["index"] if "choice" not in block else key_of(block)
+        index: int = block["index"] if "choice" not in block else key_of(block)  # (as above)
         if index not in self._refs:
             self._refs[index] = block
         first = len(self._payload)
