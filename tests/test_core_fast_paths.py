@@ -303,6 +303,32 @@ def test_a_chunk_fed_in_parts_gives_the_frames_and_error_of_the_chunk_fed_whole(
             assert parts.close() == whole.close() and parts.bytes_fed == whole.bytes_fed
 
 
+@pytest.mark.parametrize("provider", ["openai-chat", "anthropic"])
+def test_a_lone_cr_inside_a_crlf_run_ends_its_line_there_as_the_line_by_line_path_says(
+    provider: str,
+) -> None:
+    body = stream_of_size(provider, 30_000).replace(b"\n", b"\r\n")
+    data_at = body.index(b"data: ", 12_000) + 9
+    event_at = body.index(b"event: ", 20_000) + 9 if provider == "anthropic" else len(body) - 40
+    streams = [
+        body[:data_at] + b"\r" + body[data_at:],  # a data line cut in two by a lone CR
+        body[:event_at] + b"\r" + body[event_at:],
+        body[:data_at] + b"\rx\r" + body[data_at:],
+    ]
+
+    def decoded(stream: bytes, size: int) -> list[tuple[object, ...]]:
+        decoder = FrameDecoder()
+        chunks = [stream[i : i + size] for i in range(0, len(stream), size)]
+        frames = [frame for chunk in chunks for frame in decoder.feed(chunk)]
+        return [(f.event, f.data, f.comment, f.start, f.end) for f in frames]
+
+    for stream in streams:
+        expected = decoded(stream, 1)
+        assert sum(1 for frame in expected if "\r" in str(frame[1])) == 0
+        for size in (len(stream), 4096, 333):
+            assert decoded(stream, size) == expected
+
+
 def _varying_notes(provider: str, seed: int) -> bytes:
     """Plain text chunks whose model, id and usage change, or are missing, from one to the next."""
     rnd = random.Random(seed)

@@ -454,18 +454,23 @@ class FrameDecoder:
         # strictly (the fastest UTF-8 path); invalid bytes, which must become U+FFFD,
         # send the whole segment to _scan instead. The two loops differ only in
         # where the event name and the span's length come from (one loop over zipped
-        # columns for both was measured 3-6% slower on data-only streams).
+        # columns for both was measured 3-6% slower on data-only streams). With CRs, a
+        # line must end in its CRLF's CR (0x0D) and hold no other: that is checked on the
+        # bytes and text already cut, a third of what a ``find`` per line costs.
         try:
             if period == 2:
                 tail = 2 + cr  # the data line's LF, then the blank line
                 for line in lines[0 : 2 * count : 2]:
-                    if line[:6] != b"data: " or (cr and line.find(b"\r") != len(line) - 1):
+                    if line[:6] != b"data: ":
                         break  # from here on, _scan
+                    text = line[6:stop].decode()
+                    if cr and (line[-1] != 0x0D or "\r" in text):
+                        break
                     end = pos + len(line) + tail
                     frame = new(Frame)
                     frame.index = index
                     frame.event = "message"
-                    frame.data = line[6:stop].decode()
+                    frame.data = text
                     frame.id = last_id
                     frame.retry = frame.comment = None
                     frame.start = pos
@@ -480,23 +485,19 @@ class FrameDecoder:
                 name = self._name
                 n = 3 * count
                 for event, line in zip(lines[0:n:3], lines[1:n:3], strict=True):
-                    if (
-                        event[:7] != b"event: "
-                        or line[:6] != b"data: "
-                        or (
-                            cr
-                            and (
-                                event.find(b"\r") != len(event) - 1
-                                or line.find(b"\r") != len(line) - 1
-                            )
-                        )
-                    ):
+                    if event[:7] != b"event: " or line[:6] != b"data: ":
                         break  # from here on, _scan
+                    raw = event[6:stop]
+                    text = line[6:stop].decode()
+                    if cr and (
+                        event[-1] != 0x0D or line[-1] != 0x0D or b"\r" in raw or "\r" in text
+                    ):
+                        break
                     end = pos + len(event) + len(line) + tail
                     frame = new(Frame)
                     frame.index = index
-                    frame.event = name(event[6:stop])
-                    frame.data = line[6:stop].decode()
+                    frame.event = name(raw)
+                    frame.data = text
                     frame.id = last_id
                     frame.retry = frame.comment = None
                     frame.start = pos
