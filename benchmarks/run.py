@@ -1,11 +1,12 @@
 """Run the benchmarks, print the table, and update docs/performance.md.
 
-    python -m benchmarks.run            # full run (~52 MB streams, 5 rounds), writes the doc
+    python -m benchmarks.run            # full run (16 MB streams, 11 rounds), writes the doc
     python -m benchmarks.run --quick    # a smaller, faster run; prints only
 
-Every number is the median of several runs; every ratio is against a baseline
-measured in the same run on the same bytes (see ``benchmarks/loops.py`` for
-what each baseline is, ``benchmarks/timing.py`` for how runs are interleaved).
+Every speed is the median of several runs; every ratio is against a baseline
+measured in the same rounds on the same bytes, the median of the rounds'
+quotients (see ``benchmarks/loops.py`` for what each baseline is,
+``benchmarks/timing.py`` for how runs are interleaved and paired).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from inspector.core.adapters import ADAPTERS, adapter_for
 from . import loops
 from .memory import MemoryResult, measure_memory
 from .streams import GENERATORS, chunked, decoder_stream, frames_in, stream_of_size
-from .timing import Result, compare
+from .timing import Result, compare, paired_ratio, ratio_spread
 
 __all__ = [
     "DecoderRow",
@@ -44,7 +45,10 @@ DOC = ROOT / "docs" / "performance.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 MB = 1_000_000
-FULL_SIZE = 52 * MB
+#: Smaller streams and more rounds, not one long run each: a shared machine's speed
+#: drifts within seconds, and paired quotients of short rounds see through that.
+FULL_SIZE = 16 * MB
+FULL_ROUNDS = 11
 #: The pipeline's target: this many times the openai SDK's decode + JSON loop (issue 13).
 PIPELINE_TARGET = 3.0
 QUICK_SIZE = 4 * MB
@@ -61,12 +65,12 @@ class DecoderRow:
     @property
     def vs_httpx(self) -> float:
         """How many times faster than httpx-sse (higher is better)."""
-        return self.results["httpx-sse"].median / self.results["inspector"].median
+        return paired_ratio(self.results["httpx-sse"], self.results["inspector"])
 
     @property
     def vs_plain(self) -> float:
         """Our time over the plain loop's (lower is better; 1.5 is the bound)."""
-        return self.results["inspector"].median / self.results["plain loop"].median
+        return paired_ratio(self.results["inspector"], self.results["plain loop"])
 
 
 @dataclass
@@ -79,12 +83,12 @@ class PipelineRow:
     @property
     def vs_openai(self) -> float:
         """How many times faster than the openai SDK's decode + JSON loop."""
-        return self.results["openai SDK"].median / self.results["inspector"].median
+        return paired_ratio(self.results["openai SDK"], self.results["inspector"])
 
     @property
     def vs_anthropic(self) -> float:
         """How many times faster than the anthropic SDK's decode + JSON loop."""
-        return self.results["anthropic SDK"].median / self.results["inspector"].median
+        return paired_ratio(self.results["anthropic SDK"], self.results["inspector"])
 
 
 @dataclass
@@ -170,13 +174,18 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
         if row.chunk != 4096:
             continue
         where = f"{row.line_end}, 4 KiB chunks"
+        r = row.results
         out.append(
-            ("decoder ≥ 2× httpx-sse (" + where + ")", f"{row.vs_httpx:.2f}×", row.vs_httpx >= 2)
+            (
+                "decoder ≥ 2× httpx-sse (" + where + ")",
+                _measured(row.vs_httpx, r["httpx-sse"], r["inspector"]),
+                row.vs_httpx >= 2,
+            )
         )
         out.append(
             (
                 "decoder time ≤ 1.5× the plain loop's (" + where + ")",
-                f"{row.vs_plain:.2f}×",
+                _measured(row.vs_plain, r["inspector"], r["plain loop"]),
                 row.vs_plain <= 1.5,
             )
         )
@@ -184,7 +193,7 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
         out.append(
             (
                 f"pipeline ≥ {PIPELINE_TARGET:g}× the openai SDK loop ({prow.provider})",
-                f"{prow.vs_openai:.2f}×",
+                _measured(prow.vs_openai, prow.results["openai SDK"], prow.results["inspector"]),
                 prow.vs_openai >= PIPELINE_TARGET,
             )
         )
@@ -198,6 +207,12 @@ def targets(report: Report) -> list[tuple[str, str, bool]]:
             )
         )
     return out
+
+
+def _measured(ratio: float, slower: Result, faster: Result) -> str:
+    """A paired ratio with the range of the rounds' quotients it is the median of."""
+    low, high = ratio_spread(slower, faster)
+    return f"{ratio:.2f}× ({low:.2f}–{high:.2f})"
 
 
 def _mb(n: float) -> str:
@@ -214,7 +229,8 @@ def render(report: Report) -> str:
     lines = [
         f"Command: `{report.command}` — {_when()}, "
         f"Python {platform.python_version()}, {platform.machine()}, "
-        f"{os.cpu_count()} CPUs; medians of {report.repeats} interleaved runs.",
+        f"{os.cpu_count()} CPUs; {report.repeats} interleaved rounds: speeds are medians, "
+        "ratios the median of the rounds' paired quotients (their range in *Targets*).",
         "",
     ]
     if report.decoder:
@@ -278,7 +294,12 @@ def render(report: Report) -> str:
         ]
     checks = targets(report)
     if checks:
-        lines += ["#### Targets", "", "| target | measured | met |", "|---|---:|:---:|"]
+        lines += [
+            "#### Targets",
+            "",
+            "| target | measured (rounds' range) | met |",
+            "|---|---:|:---:|",
+        ]
         lines += [
             f"| {name} | {value} | {'yes' if ok else '**no**'} |" for name, value, ok in checks
         ]
@@ -304,8 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="4 MB streams, 3 rounds, no doc update"
     )
-    parser.add_argument("--size", type=float, help="stream size in MB (default 52, quick 4)")
-    parser.add_argument("--repeats", type=int, help="rounds per measurement (default 5, quick 3)")
+    parser.add_argument("--size", type=float, help="stream size in MB (default 16, quick 4)")
+    parser.add_argument(
+        "--repeats", type=int, help=f"rounds per measurement (default {FULL_ROUNDS}, quick 3)"
+    )
     parser.add_argument("--frames", type=int, default=100_000, help="frames in the memory capture")
     parser.add_argument(
         "--only", default="decoder,pipeline,memory", help="comma-separated: decoder,pipeline,memory"
@@ -321,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     size = int(args.size * MB) if args.size else (QUICK_SIZE if args.quick else FULL_SIZE)
-    repeats = args.repeats or (3 if args.quick else 5)
+    repeats = args.repeats or (3 if args.quick else FULL_ROUNDS)
     parts = set(args.only.split(","))
     command = "python -m benchmarks.run " + " ".join(argv if argv is not None else sys.argv[1:])
     report = Report(command=command.strip(), repeats=repeats)

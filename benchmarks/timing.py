@@ -1,10 +1,14 @@
 """Timing several candidates fairly on a shared, noisy machine.
 
-Candidates run round-robin — one run of each, then the next round — so a
-burst of load from elsewhere slows every candidate of a round, not one of
-them; then the median of each candidate's runs is taken. A full collection
-before every run keeps one candidate's garbage from being collected on the
-next one's clock.
+Candidates run round-robin — one run of each, then the next round, in the
+reverse order every other round — so a burst of load from elsewhere slows
+every candidate of a round, not one of them. A ratio between two candidates
+is *paired*: the median, over the rounds, of one's time over the other's in
+that round (:func:`paired_ratio`), so a machine whose speed drifts from one
+second to the next (a shared host's does, by a third) moves both sides of
+each quotient together instead of whichever candidate it caught. A full
+collection before every run keeps one candidate's garbage from being
+collected on the next one's clock.
 
 Time is the process's CPU time (``time.process_time``): the loops are
 single-threaded and CPU-bound, so on an idle machine it equals the wall
@@ -22,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Result", "compare"]
+__all__ = ["Result", "compare", "paired_ratio", "ratio_spread"]
 
 
 @dataclass
@@ -63,8 +67,9 @@ def compare(
 ) -> dict[str, Result]:
     """Time each ``(name, run)`` ``repeats`` times, round-robin; results by name."""
     results = {name: Result(name, nbytes, events) for name, _ in candidates}
-    for _ in range(repeats):
-        for name, run in candidates:
+    for round_ in range(repeats):
+        # (reversed every other round: no candidate always runs just after the same one)
+        for name, run in candidates if round_ % 2 == 0 else candidates[::-1]:
             gc.collect()
             start = time.process_time()
             outcome = run()
@@ -72,3 +77,21 @@ def compare(
             del outcome  # freed off the clock
             results[name].seconds.append(elapsed)
     return results
+
+
+def _quotients(slower: Result, faster: Result) -> list[float]:
+    return [a / b for a, b in zip(slower.seconds, faster.seconds, strict=True)]
+
+
+def paired_ratio(slower: Result, faster: Result) -> float:
+    """How many times ``faster`` ran in the time of ``slower``: the median of the rounds' quotients.
+
+    Both must come from one :func:`compare` (their runs are paired by round).
+    """
+    return statistics.median(_quotients(slower, faster))
+
+
+def ratio_spread(slower: Result, faster: Result) -> tuple[float, float]:
+    """The lowest and highest of the rounds' quotients behind :func:`paired_ratio`."""
+    quotients = _quotients(slower, faster)
+    return min(quotients), max(quotients)
