@@ -24,6 +24,7 @@ from benchmarks.run import (
     write_doc,
 )
 from benchmarks.streams import chunked, decoder_stream, frames_in, stream_of_size
+from benchmarks.timing import Result, compare, paired_ratio, ratio_spread
 from inspector.capture import load_recording
 from inspector.core.invariants import check_invariants
 from inspector.core.normalizer import normalize
@@ -83,6 +84,24 @@ def test_the_decoder_and_pipeline_benchmarks_produce_a_row_per_case() -> None:
     text = render(report)
     assert "### Decoder only" in text and "### Whole pipeline" in text and "### Targets" in text
     assert len(targets(report)) == 5  # 2 decoder shapes x 2 targets + 1 provider
+
+
+def test_a_ratio_is_the_median_of_each_rounds_quotient_so_drift_between_rounds_cancels() -> None:
+    # The machine slowed down in round 2 for the slower candidate and in round 3 for the
+    # faster one: their medians alone would say the faster one is slower.
+    slower = Result("slower", 1, 1, [1.0, 1.1, 3.0])
+    faster = Result("faster", 1, 1, [0.5, 1.5, 1.4])
+    assert slower.median / faster.median < 1
+    assert paired_ratio(slower, faster) == 2.0
+    assert ratio_spread(slower, faster) == (1.1 / 1.5, 3.0 / 1.4)
+
+
+def test_compare_runs_every_candidate_once_a_round_in_alternating_order() -> None:
+    calls: list[str] = []
+    candidates = [(name, lambda name=name: calls.append(name)) for name in "abc"]
+    results = compare(candidates, 1, 1, 3)
+    assert calls == list("abccbaabc")
+    assert [len(result.seconds) for result in results.values()] == [3, 3, 3]
 
 
 def test_the_memory_benchmark_loads_a_capture_of_the_asked_size(tmp_path: Path) -> None:
