@@ -180,7 +180,10 @@ class FrameDecoder:
                 start += 1
                 if not chunk:
                     return []
-        has_cr = b"\r" in chunk  # the held partial line has no line end, so this is the segment's
+        # The held partial line has no line end, so this is the segment's. (Bytes are looked
+        # for as ints: `0x0D in chunk` goes straight to memchr, where `b"\r" in chunk` first
+        # fails to read its argument as an int, an exception raised and cleared each time.)
+        has_cr = 0x0D in chunk
         if (
             not has_cr
             and chunk[-2:] == b"\n\n"
@@ -192,7 +195,7 @@ class FrameDecoder:
             if frame is not None:
                 self._last_frame = frame
                 return [frame]
-        if not has_cr and b"\n" not in chunk:
+        if not has_cr and 0x0A not in chunk:
             if not self._buf:
                 self._buf_start = start
                 self._buf_chunk = ci
@@ -278,7 +281,7 @@ class FrameDecoder:
         # has exactly one CR, as its last byte, and the partial line has none. Each
         # line is checked where it is used (_regular, _slow); from the first that
         # fails, _mixed decodes the rest of the segment.
-        if has_cr and b"\r" in partial:
+        if has_cr and 0x0D in partial:
             self._mixed(_rejoin(segment), seg_start, first_chunk, ci, time, out)
             return out
         pos = seg_start
@@ -490,7 +493,7 @@ class FrameDecoder:
                     raw = event[6:stop]
                     text = line[6:stop].decode()
                     if cr and (
-                        event[-1] != 0x0D or line[-1] != 0x0D or b"\r" in raw or "\r" in text
+                        event[-1] != 0x0D or line[-1] != 0x0D or 0x0D in raw or "\r" in text
                     ):
                         break
                     end = pos + len(event) + len(line) + tail

@@ -127,7 +127,7 @@ def uniform_line_end(body: bytes) -> bytes | None:
 
     (Three C-level counts over the body when it holds a CR.)
     """
-    if b"\r" not in body:
+    if 0x0D not in body:  # (an int: memchr, see decoder._feed)
         return b"\n"
     if body.count(b"\r") == body.count(b"\r\n") == body.count(b"\n"):
         return b"\r\n"

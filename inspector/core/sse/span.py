@@ -16,9 +16,9 @@ def parse_span(raw: bytes) -> tuple[str, str, int | None, str | None]:
     last-event-ID buffer, which persists across events), so the caller keeps it.
     """
     plain = raw
-    if b"\r" in plain and plain.count(b"\r") == plain.count(b"\r\n") == plain.count(b"\n"):
+    if 0x0D in plain and plain.count(b"\r") == plain.count(b"\r\n") == plain.count(b"\n"):
         plain = plain.replace(b"\r\n", b"\n")  # CRLF throughout: the same shapes as LF
-    if plain[-2:] == b"\n\n" and b"\r" not in plain:
+    if plain[-2:] == b"\n\n" and 0x0D not in plain:  # (an int: memchr, see decoder._feed)
         # The usual shapes, ``data: …`` or ``event: …`` + ``data: …``, without a decoder.
         lines = plain[:-2].split(b"\n")
         if len(lines) == 1 and lines[0][:6] == b"data: ":
