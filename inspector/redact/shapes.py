@@ -767,19 +767,23 @@ def _folded(lits: tuple[bytes, ...]) -> frozenset[bytes]:
 # ~130 casings of a few short words made the one automaton over the text as
 # written slow (no SIMD prefilter past 64 literals: 7 of 13.6 ms per 2 MB of
 # stream body); two automata of under 64 each run it again.
+# (each rule's folded words found once: asked again per literal, they were half the
+# exporter's start-up)
+_FOLDED_WORDS: Final = {name: _folded(lits) for name, lits in _CASED_BYTES.items()}
 _PRESENCE_KEYS: Final = {
     name: tuple(
         sorted(
-            {lit for lit in lits if lit.lower() not in _folded(lits)} | set(_folded(lits)),
+            {lit for lit in lits if lit.lower() not in _FOLDED_WORDS[name]} | _FOLDED_WORDS[name],
         )
     )
     for name, lits in _CASED_BYTES.items()
 }
-_FOLDED_LONG: Final = tuple(
-    sorted({word for lits in _CASED_BYTES.values() for word in _folded(lits)})
-)
+_FOLDED_LONG: Final = tuple(sorted({word for words in _FOLDED_WORDS.values() for word in words}))
 _KEPT: Final = {
-    lit for lits in _CASED_BYTES.values() for lit in lits if lit.lower() not in _folded(lits)
+    lit
+    for name, lits in _CASED_BYTES.items()
+    for lit in lits
+    if lit.lower() not in _FOLDED_WORDS[name]
 }
 _CASED_SHORT: Final = tuple(sorted(lit for lit in _KEPT if len(lit) == 1))
 _CASED_LONG: Final = tuple(sorted(lit for lit in _KEPT if len(lit) > 1))
