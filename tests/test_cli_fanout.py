@@ -136,3 +136,28 @@ def test_without_fork_or_a_second_process_it_is_map_here(
     items = list(range(50))
     assert list(fanout.in_order(digest, items, processes)) == list(map(digest, items))
     assert no_child_left_behind == []
+
+
+@needs_fork
+def test_an_item_raising_in_this_process_waits_for_the_items_before_it() -> None:
+    # This process claims items too. When its own item raises while a worker still
+    # computes an earlier one, the earlier results come first, as map gives them.
+    parent = os.getpid()
+
+    def slow_in_workers(n: int) -> int:
+        # Whoever claims item 0, this process raises on its next item while a worker
+        # still holds an earlier one (the workers are slow, and so is its own item 0).
+        if os.getpid() != parent:
+            time.sleep(0.3)
+        elif n > 0:
+            raise ValueError(f"raised at {n}")
+        else:
+            time.sleep(0.1)
+        return n
+
+    got: list[int] = []
+    with pytest.raises(ValueError, match="raised at") as raised:
+        for value in fanout.in_order(slow_in_workers, list(range(12)), 3):
+            got.append(value)
+    at = int(str(raised.value).rsplit(" ", 1)[1])
+    assert got == list(range(at))

@@ -176,7 +176,7 @@ class _Results(Generic[T, R]):
         self.function = function
         self.items = items
         self.crew = crew
-        self.done: dict[int, R] = {}
+        self.done: dict[int, R | _Raised] = {}
         self.claiming = True  # items may be left to claim
         self.alone = False  # a worker died: what is missing is computed here
 
@@ -188,7 +188,10 @@ class _Results(Generic[T, R]):
                     done[index] = self.function(self.items[index])
                 else:
                     self._step()
-            yield done.pop(index)
+            outcome = done.pop(index)
+            if isinstance(outcome, _Raised):
+                raise outcome.error
+            yield outcome
 
     def _step(self) -> None:
         """Read what the workers sent, and compute the next unclaimed item here."""
@@ -205,7 +208,10 @@ class _Results(Generic[T, R]):
         if index == len(self.items):
             self.claiming = False
         elif index is not None:
-            self.done[index] = self.function(self.items[index])
+            try:
+                self.done[index] = self.function(self.items[index])
+            except Exception as error:  # raised in its turn: the items before it come first
+                self.done[index] = _Raised(error)
 
     def _read(self, worker: _Worker) -> None:
         data = os.read(worker.fd, _READ)
@@ -228,6 +234,15 @@ class _Results(Generic[T, R]):
                 self.done[index] = result
             else:
                 worker.finished = True
+
+
+class _Raised:
+    """What an item claimed here raised, held until the items before it are given."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
 def _pack(number: int) -> bytes:
