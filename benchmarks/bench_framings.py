@@ -354,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=7, help="runs of each candidate")
     args = parser.parse_args(argv)
     print(
-        f"{args.events} deltas a stream, median of {args.repeats} interleaved runs (CPU time), one process; ratios paired by round\n"
+        f"{args.events} deltas a stream, median of {args.repeats} interleaved runs "
+        "(CPU time), one process; ratios paired by round\n"
     )
     print("| protocol | comparison | chunks | baseline ms | ours ms | ours MB/s | ratio |")
     print("|---|---|---|---:|---:|---:|---:|")
