@@ -31,8 +31,9 @@ import codecs
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote
 
@@ -276,17 +277,12 @@ def _percent_decoded(text: str) -> str:
     not ASCII ends the run of ASCII ``unquote`` decodes), so the windows'
     decodings, joined, are the whole text's.
     """
-    size = len(text)
-    if size <= _JOIN_WINDOW:
-        return unquote(text, errors="surrogateescape")
-    pieces = []
-    at = 0
-    while at < size:
-        cut = _NO_ESCAPE.search(text, at + _JOIN_WINDOW - 3)
-        end = size if cut is None else cut.end()
-        pieces.append(unquote(text[at:end], errors="surrogateescape"))
-        at = end
-    return "".join(pieces)
+    return _by_windows([text], partial(unquote, errors="surrogateescape"), _after_no_escape)
+
+
+def _after_no_escape(text: str, at: int) -> int:
+    cut = _NO_ESCAPE.search(text, at + _JOIN_WINDOW - 3)
+    return len(text) if cut is None else cut.end()
 
 
 def _without_line_breaks(holder: list[str]) -> str:
@@ -301,18 +297,37 @@ def _without_line_breaks(holder: list[str]) -> str:
     multi-MB text would hold the text, a string per line and their join at
     once: three times its size, not two.
     """
-    text = holder.pop()
+    text = holder[0]
     if "\r" not in text and "\\n" not in text:
+        holder.clear()
         return text.replace("\n", "")
+    del text
+    return _by_windows(holder, partial(_LINE_BREAKS.sub, ""), _before_no_break)
+
+
+def _before_no_break(text: str, at: int) -> int:
+    cut = _OUTSIDE_BREAKS.search(text, at + _JOIN_WINDOW)
+    return len(text) if cut is None else cut.start()
+
+
+def _by_windows(
+    holder: list[str], transform: Callable[[str], str], window_end: Callable[[str, int], int]
+) -> str:
+    """``transform`` of the text in ``holder``, done a window of ~:data:`_JOIN_WINDOW` at a time.
+
+    ``window_end(text, at)`` is where the window from ``at`` ends: a place
+    where the windows' results, joined, are the whole text's. The text is
+    taken out of ``holder`` and let go of before the pieces are joined.
+    """
+    text = holder.pop()
     size = len(text)
     if size <= _JOIN_WINDOW:
-        return _LINE_BREAKS.sub("", text)
+        return transform(text)
     pieces = []
     at = 0
     while at < size:
-        cut = _OUTSIDE_BREAKS.search(text, at + _JOIN_WINDOW)
-        end = size if cut is None else cut.start()
-        pieces.append(_LINE_BREAKS.sub("", text[at:end]))
+        end = window_end(text, at)
+        pieces.append(transform(text[at:end]))
         at = end
     del text
     return "".join(pieces)

@@ -86,16 +86,11 @@ class _OutsideScan:
         zeros = {width: bytes(width) for width in set(widths) if width <= _OWN_ZEROS}
         with memoryview(out) as view:
             for first, end, value in self.runs:
-                ranges = zip(self.starts[first:end], widths[first:end], strict=True)
-                if value is not None:
-                    for start, width in ranges:
-                        view[start : start + width] = (
-                            zeros[width] if width <= _OWN_ZEROS else longest[:width]
-                        )
-                    continue
-                for start, width in ranges:
+                keep = value is None  # (a known run's bytes are put back from its value)
+                for start, width in zip(self.starts[first:end], widths[first:end], strict=True):
                     stop = start + width
-                    kept += view[start:stop]
+                    if keep:
+                        kept += view[start:stop]
                     view[start:stop] = zeros[width] if width <= _OWN_ZEROS else longest[:width]
         text = out.decode("latin-1")  # one char per byte: byte offsets
         out.clear()  # its memory given back: the text and ``kept`` stand in for it
