@@ -42,7 +42,7 @@ from typing import IO, Any, Final
 
 import orjson
 
-from .core.trace import TRANSPORT_END_REASONS, TransportEnd
+from .core.transport import TRANSPORT_END_REASONS, TransportEnd
 from .inputs import (
     CAPTURE_FORMAT,
     CAPTURE_VERSION,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
-from .core.trace import TransportEnd
+from .core.transport import TransportEnd
 from .terminal import safe_path
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "STDIN_NAME",
     "Recording",
     "UnreadableInput",
+    "framing_of",
     "input_name",
     "open_regular_file",
     "os_refusal",
@@ -78,6 +79,23 @@ class Recording:
     def body(self) -> bytes:
         """All recorded bytes, joined."""
         return b"".join(data for _, data in self.chunks)
+
+
+def framing_of(rec: Recording) -> str:
+    """The recording's framing: its header's word, else what its first bytes look like.
+
+    An HTTP error response is no stream (its body is classified, never framed): ``sse``.
+    """
+    from .core.framing.detect import detect_framing, framing_of_header
+    from .input_sniff import SNIFF_BYTES
+
+    if rec.status is not None and rec.status >= 400:
+        return "sse"
+    named = framing_of_header(rec.header)
+    if named is not None:
+        return named
+    head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
+    return detect_framing(head)
 
 
 class UnreadableInput(ValueError):

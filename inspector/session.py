@@ -14,6 +14,7 @@ from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import Frame, FrameDecoder
 from .core.trace import Trace, TransportEnd
 from .input_sniff import SNIFF_BYTES, describe_input
+from .inputs import framing_of
 from .terminal import safe_path
 
 if TYPE_CHECKING:
@@ -39,22 +40,6 @@ _SNIFF_FRAMES: Final = 50
 
 class ProviderUnknown(ValueError):
     """Neither the capture header nor the frames say which provider this is."""
-
-
-def framing_of(rec: Recording) -> str:
-    """The recording's framing: its header's word, else what its first bytes look like.
-
-    An HTTP error response is no stream (its body is classified, never framed): ``sse``.
-    """
-    from .core.framing.detect import detect_framing, framing_of_header
-
-    if rec.status is not None and rec.status >= 400:
-        return "sse"
-    named = framing_of_header(rec.header)
-    if named is not None:
-        return named
-    head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
-    return detect_framing(head)
 
 
 def _first_frames(rec: Recording) -> tuple[list[Frame], int]:

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the frames; report damage and undispatched bytes on stderr."""
     from ..capture import UnreadableInput, read_recording
     from ..core.framing import decoder_for
-    from ..session import framing_of
+    from ..inputs import framing_of
     from ..terminal import safe_path
 
     try:

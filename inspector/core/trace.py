@@ -54,9 +54,11 @@ from .columns import IntColumn, counting
 from .event_log import Event, EventLog, Skeleton, skeleton_of
 from .frame_log import FrameLog
 from .sse import Tail
+from .transport import TRANSPORT_END_REASONS, TransportEnd
 
 # The logs are written in modules of their own; their names are handed on here.
 __all__ = [
+    "TRANSPORT_END_REASONS",
     "Chunk",
     "ChunkLog",
     "Event",
@@ -73,18 +75,7 @@ __all__ = [
     "skeleton_of",
 ]
 
-TRANSPORT_END_REASONS = ("eof", "reset", "timeout", "progress_timeout", "cancelled")
-
 TERMINAL_TYPES: Final = ("stream.done", "stream.error")
-
-
-@dataclass(frozen=True, slots=True)
-class TransportEnd:
-    """How the bytes stopped coming (``eof`` also for the end of a file)."""
-
-    reason: str
-    time: float | None = None
-    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -752,13 +753,21 @@ _CASED_BYTES: Final = {name: tuple(lit.encode() for lit in lits) for name, lits 
 
 
 def _folded(lits: tuple[bytes, ...]) -> frozenset[bytes]:
-    """The lower-cased words every casing of which is among ``lits``."""
-    have = set(lits)
+    """The lower-cased words every casing of which is among ``lits`` (ASCII literals).
+
+    Counted, not spelled out: the distinct literals that lower to a word are
+    casings of it, so all of them are there when there are 2 to the power of its
+    letters (spelling out every casing of every word was most of the import).
+    """
+    spellings = Counter(lit.lower() for lit in set(lits) if len(lit) > 1)
     return frozenset(
-        word
-        for word in {lit.lower() for lit in lits if len(lit) > 1}
-        if {casing.encode() for casing in _casings(word.decode())} <= have
+        word for word, count in spellings.items() if count == 1 << sum(map(_is_lower, word))
     )
+
+
+def _is_lower(byte: int) -> bool:
+    """An ASCII lower-case letter: one of two casings."""
+    return 0x61 <= byte <= 0x7A
 
 
 # A rule's case-kept literals, as the presence pass looks for them: a word

@@ -96,3 +96,18 @@ def test_no_false_positive_on_bundled_captures_and_real_fixtures() -> None:
             if m.rule != "email":
                 found.append(f"{path.name}: {m.rule} {text[m.start : m.start + 12]!r}")
     assert found == []
+
+
+def test_a_rule_s_folded_words_are_those_it_lists_in_every_casing() -> None:
+    """The presence pass folds a word to lower case only if the rule takes every casing."""
+    from inspector.redact import shapes
+
+    for name, lits in shapes._CASED_BYTES.items():
+        have = set(lits)
+        every_casing = {
+            word
+            for word in {lit.lower() for lit in lits if len(lit) > 1}
+            if {casing.encode() for casing in shapes._casings(word.decode())} <= have
+        }
+        assert shapes._FOLDED_WORDS[name] == every_casing, name
+    assert shapes._folded((b"ab", b"Ab", b"aB", b"AB", b"x-", b"X-", b"cd", b"CD")) == {b"ab", b"x-"}
