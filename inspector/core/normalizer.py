@@ -27,11 +27,11 @@ from .sse import (
     SpanLog,
     columns,
 )
-from .summary import Summary
 from .trace import Trace, TransportEnd
 
 if TYPE_CHECKING:
     from .framing.base import FramingDecoder
+    from .summary import Summary
 
 __all__ = ["Normalizer", "normalize", "stream_id_for"]
 
@@ -43,7 +43,7 @@ _PART = 256 * 1024
 
 
 #: What a normalizer records into: a :class:`Trace` (history), or a :class:`Summary`.
-R = TypeVar("R", Trace, Summary)
+R = TypeVar("R", "Trace", "Summary")  # (names: a summary is imported only when asked for)
 
 
 class _Options(TypedDict, total=False):
@@ -138,7 +138,13 @@ class Normalizer(Generic[R]):
         self.adapter = provider
         if header is not None:
             self.adapter.origin(header)
-        recorder = (Trace if keep_history else Summary)(
+        if keep_history:
+            recorder_type: type[Trace | Summary] = Trace
+        else:
+            from .summary import Summary
+
+            recorder_type = Summary
+        recorder = recorder_type(
             stream_id=stream_id,
             provider=self.adapter.provider,
             source=source,

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hmac
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
@@ -141,6 +140,11 @@ class DigestMatcher:
         entries: list[tuple[str, int, str]],
         folded: list[tuple[str, int, str]] | None = None,
     ) -> None:
+        # (imported by the one object that hashes: hmac loads OpenSSL, ~5 ms of
+        # start-up that an export of a capture without digests never needs)
+        import hmac
+
+        self._hmac = hmac.digest
         self._key = key
         self._exact: dict[int, dict[str, str]] = {}
         self._folded: dict[int, dict[str, str]] = {}
@@ -183,7 +187,7 @@ class DigestMatcher:
 
     def _hash(self, value: str) -> str:
         data = value.encode("utf-8", "surrogatepass")
-        return hmac.digest(self._key, data, "sha256").hex()[:32]
+        return self._hmac(self._key, data, "sha256").hex()[:32]
 
     def _kind(self, candidate: str) -> str | None:
         length = len(candidate)

@@ -20,9 +20,7 @@ Nothing is shared between sets: the proxy builds a fresh one per exchange.
 from __future__ import annotations
 
 import functools
-import hashlib
-import hmac
-import secrets as _random
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -52,6 +50,11 @@ def _prototype(values: tuple[str, ...]) -> SecretScrubber:
 
 def digest(key: bytes, value: str) -> str:
     """The keyed hash of ``value`` as the capture header stores it (hex, 128 bits)."""
+    # (imported here: hmac loads OpenSSL, ~5 ms of the start-up of every command
+    # that can redact, and only recording a secret needs it)
+    import hashlib
+    import hmac
+
     mac = hmac.new(key, value.encode("utf-8", "surrogatepass"), hashlib.sha256)
     return mac.hexdigest()[:32]
 
@@ -157,7 +160,7 @@ class SecretSet:
     def digests(self, key: bytes | None = None) -> dict[str, Any]:
         """What the capture header keeps so a later export finds the same values
         (see the module docstring); values under ``MIN_SECRET`` are left out."""
-        key = key if key is not None else _random.token_bytes(16)
+        key = key if key is not None else os.urandom(16)  # (what secrets.token_bytes does)
         kept = [(k, v) for k, v in self.items() if len(v) >= MIN_SECRET]
         return {
             "scheme": DIGEST_SCHEME,

@@ -19,15 +19,14 @@ first bytes (see :mod:`.detect`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from types import ModuleType
 from typing import Final
 
 from ..sse import DEFAULT_MAX_FRAME, DEFAULT_MAX_LINE, Frame
 from .base import ChunkedDecoder, FramingDecoder, FramingError, HeaderFrame
 from .detect import detect_framing, framing_of_header
-from .eventstream import EventStreamDecoder
-from .jsonarray import JsonArrayDecoder
-from .ndjson import NdjsonDecoder
 
 __all__ = [
     "DEFAULT_FRAMING",
@@ -47,10 +46,12 @@ DEFAULT_FRAMING: Final = "sse"
 #: Rebuilds a frame from its bytes: (raw, index, id, start, end, first chunk, last chunk, time).
 Rebuild = Callable[[bytes, int, str, int, int, int, int, float], Frame]
 
-_DECODERS: Final[dict[str, type[ChunkedDecoder]]] = {
-    "ndjson": NdjsonDecoder,
-    "aws-eventstream": EventStreamDecoder,
-    "json-array": JsonArrayDecoder,
+#: Framing -> (module, decoder class): a module is imported when its framing is
+#: first asked for, so that an SSE stream's path imports none of them.
+_DECODERS: Final[dict[str, tuple[str, str]]] = {
+    "ndjson": ("ndjson", "NdjsonDecoder"),
+    "aws-eventstream": ("eventstream", "EventStreamDecoder"),
+    "json-array": ("jsonarray", "JsonArrayDecoder"),
 }
 
 #: Every framing's name (``sse`` first).
@@ -66,20 +67,23 @@ def decoder_for(
 
         return FrameDecoder(max_line=max_line, max_frame=max_frame)
     try:
-        return _DECODERS[framing](max_line, max_frame)
+        name = _DECODERS[framing][1]
     except KeyError:
         raise ValueError(
             f"unknown framing {framing!r}; expected one of: {', '.join(FRAMINGS)}"
         ) from None
+    decoder: type[ChunkedDecoder] = getattr(_module(framing), name)
+    return decoder(max_line, max_frame)
 
 
 def rebuild_for(framing: str) -> Rebuild | None:
     """How a trace rebuilds a frame of ``framing`` from its bytes (None: SSE's own way)."""
-    from . import eventstream, jsonarray, ndjson
+    if framing not in _DECODERS:
+        return None
+    rebuild: Rebuild = _module(framing).rebuild
+    return rebuild
 
-    table: dict[str, Rebuild] = {
-        "ndjson": ndjson.rebuild,
-        "aws-eventstream": eventstream.rebuild,
-        "json-array": jsonarray.rebuild,
-    }
-    return table.get(framing)
+
+def _module(framing: str) -> ModuleType:
+    """The module of ``framing``'s decoder, imported the first time it is asked for."""
+    return importlib.import_module(f".{_DECODERS[framing][0]}", __name__)
