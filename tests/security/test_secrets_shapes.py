@@ -110,4 +110,7 @@ def test_a_rule_s_folded_words_are_those_it_lists_in_every_casing() -> None:
             if {casing.encode() for casing in shapes._casings(word.decode())} <= have
         }
         assert shapes._FOLDED_WORDS[name] == every_casing, name
-    assert shapes._folded((b"ab", b"Ab", b"aB", b"AB", b"x-", b"X-", b"cd", b"CD")) == {b"ab", b"x-"}
+    assert shapes._folded((b"ab", b"Ab", b"aB", b"AB", b"x-", b"X-", b"cd", b"CD")) == {
+        b"ab",
+        b"x-",
+    }
