@@ -11,6 +11,7 @@ import importlib
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,26 @@ def test_parsing_does_not_import_shutil_for_the_terminal_width(command: str) -> 
 @pytest.mark.parametrize("command", ["check", "events", "frames"])
 def test_stream_ids_are_hashed_without_loading_openssl(command: str) -> None:
     assert loaded_by(command, str(TINY), watch=("_hashlib", "hashlib")) == []
+
+
+def test_frames_reads_a_stream_without_the_trace_or_the_normalizer() -> None:
+    # Frames are the decoder's output: no adapter, machine or trace is needed to print them.
+    core = ("inspector.core.trace", "inspector.core.normalizer", "inspector.core.machine")
+    assert loaded_by("frames", str(TINY), watch=(*core, "inspector.core.adapters")) == []
+
+
+@pytest.mark.parametrize("command", ["check", "events", "frames"])
+def test_an_sse_stream_imports_no_other_framing_s_decoder_and_no_summary(command: str) -> None:
+    others = ("inspector.core.framing.ndjson", "inspector.core.framing.jsonarray")
+    assert loaded_by(command, str(TINY), watch=(*others, "inspector.core.summary")) == []
+
+
+def test_an_export_with_no_secret_to_hash_loads_no_openssl() -> None:
+    # hmac (and with it OpenSSL) is imported by what hashes a secret, when it hashes one.
+    raw = ROOT / "tests" / "fixtures" / "real" / "openai-chat" / "openai-text-plain.sse"
+    with tempfile.TemporaryDirectory() as out:
+        loaded = loaded_by("export", str(raw), "-o", out, watch=("_hashlib", "hmac", "secrets"))
+    assert loaded == []
 
 
 def test_the_stream_id_hash_is_hashlibs_blake2b() -> None:
