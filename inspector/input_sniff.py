@@ -17,13 +17,12 @@ from typing import Final
 
 import orjson
 
+from .core.framing.detect import SNIFF_BYTES
 from .core.framing.eventstream import EventStreamDecoder
 from .core.sse import DecoderError
 
 __all__ = ["SNIFF_BYTES", "describe_input"]
 
-#: How much of an input :func:`describe_input` looks at.
-SNIFF_BYTES: Final = 64 * 1024
 
 _DECOMPRESS: Final = "decompress it first, e.g. zcat FILE | inspector events -"
 

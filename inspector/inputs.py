@@ -36,6 +36,7 @@ __all__ = [
     "os_refusal",
     "read_stdin",
     "sizeof",
+    "stream_head",
     "too_large",
 ]
 
@@ -87,15 +88,20 @@ def framing_of(rec: Recording) -> str:
     An HTTP error response is no stream (its body is classified, never framed): ``sse``.
     """
     from .core.framing.detect import detect_framing, framing_of_header
-    from .input_sniff import SNIFF_BYTES
 
     if rec.status is not None and rec.status >= 400:
         return "sse"
     named = framing_of_header(rec.header)
     if named is not None:
         return named
-    head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
-    return detect_framing(head)
+    return detect_framing(stream_head(rec))
+
+
+def stream_head(rec: Recording) -> bytes:
+    """The recorded stream's first bytes: what tells its framing, or what it is if no stream."""
+    from .core.framing.detect import SNIFF_BYTES  # (the framings' package: imported when asked)
+
+    return b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
 
 
 class UnreadableInput(ValueError):

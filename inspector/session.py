@@ -13,7 +13,7 @@ from .core.adapters import PROVIDERS, detect_error_body, detect_provider, detect
 from .core.normalizer import Normalizer, stream_id_for
 from .core.sse import Frame, FrameDecoder
 from .core.trace import Trace, TransportEnd
-from .inputs import framing_of
+from .inputs import framing_of, stream_head
 from .terminal import safe_path
 
 if TYPE_CHECKING:
@@ -75,9 +75,9 @@ def guess_provider(rec: Recording) -> str | None:
 
 def why_unknown(rec: Recording) -> str:
     """Why :func:`guess_provider` found nothing, in words (no path, safe to print)."""
-    from .input_sniff import SNIFF_BYTES, describe_input  # (only a stream that failed asks)
+    from .input_sniff import describe_input  # (only a stream that failed asks)
 
-    head = b"".join(data for _, data in rec.chunks[:64])[:SNIFF_BYTES]
+    head = stream_head(rec)
     if rec.kind == "capture" and not head:
         return "the capture has no chunks"
     # (a capture's chunks are its body: an imported NDJSON body is named as such too)

@@ -107,6 +107,12 @@ def test_an_sse_stream_imports_no_other_framing_s_decoder_and_no_summary(command
     assert loaded_by(command, str(TINY), watch=(*others, "inspector.core.summary")) == []
 
 
+@pytest.mark.parametrize("command", ["check", "events", "frames"])
+def test_a_stream_whose_provider_is_told_is_never_sniffed_for_what_else_it_is(command: str) -> None:
+    # (input_sniff names what a file that is no stream is: only a failed detection asks)
+    assert loaded_by(command, str(TINY), watch=("inspector.input_sniff",)) == []
+
+
 def test_an_export_with_no_secret_to_hash_loads_no_openssl() -> None:
     # hmac (and with it OpenSSL) is imported by what hashes a secret, when it hashes one.
     raw = ROOT / "tests" / "fixtures" / "real" / "openai-chat" / "openai-text-plain.sse"

@@ -27,7 +27,11 @@ import orjson
 
 from .eventstream import prelude_valid
 
-__all__ = ["CONTENT_TYPES", "detect_framing", "framing_of_header"]
+__all__ = ["CONTENT_TYPES", "SNIFF_BYTES", "detect_framing", "framing_of_header"]
+
+#: How many of a body's first bytes are looked at to tell its framing, or what an
+#: input that is no stream is (:mod:`inspector.input_sniff`).
+SNIFF_BYTES: Final = 64 * 1024
 
 #: Media type (lower case, parameters dropped) -> framing.
 CONTENT_TYPES: Final[dict[str, str]] = {
